@@ -60,6 +60,7 @@ class Env {
   void unbind(const VarNode* var);
   /// The value of `var`; CompileError when unbound.
   const Value& lookup(const VarNode* var) const;
+  /// The value of `var`, or null when unbound.
   const Value* find(const VarNode* var) const;
 
   /// Makes `data` (a buffer's data variable) point at `memory`.
@@ -67,6 +68,8 @@ class Env {
   void unbind_memory(const VarNode* data);
   /// The memory behind `data`; CompileError naming `buffer_name` when none is bound.
   const Memory& memory(const VarNode* data, const std::string& buffer_name) const;
+  /// The memory behind `data`, or null when none is bound.
+  const Memory* find_memory(const VarNode* data) const;
 
  private:
   std::unordered_map<const VarNode*, Value> values_;

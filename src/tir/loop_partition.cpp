@@ -1,0 +1,280 @@
+// loop_partition: for each loop (outermost first) find guards whose truth region in the loop
+// variable is a prefix or a suffix of the loop range, split the loop there and recurse.
+#include "tir/loop_partition.h"
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "arith/analyzer.h"
+#include "arith/linear_form.h"
+#include "ir/functor.h"
+#include "tir/simplify.h"
+
+namespace tessel::tir {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+using ir::Var;
+
+void flatten_and(const Expr& e, std::vector<Expr>& out) {
+  if (const auto* a = e.as<ir::AndNode>()) {
+    flatten_and(a->a, out);
+    flatten_and(a->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+/// A place to split a loop: the conjunct `conjunct` of `node`'s condition holds for every
+/// v < point (true_below) or every v >= point; when false_beyond, it fails everywhere else.
+struct Split {
+  const ir::IfThenElseNode* node = nullptr;
+  size_t conjunct = 0;
+  Expr point;
+  bool true_below = true;
+  bool false_beyond = false;
+};
+
+/// c*v + r, a bound of the guard's d (the guard holds iff d < 0) linear in v.
+struct LinearBound {
+  int64_t coef;
+  Expr rest;
+};
+
+/// Collects the guards of a loop body that split the loop over `var`.
+class GuardFinder : public ir::IRVisitor {
+ public:
+  GuardFinder(const ir::ForNode* loop, arith::Analyzer& analyzer)
+      : loop_(loop), analyzer_(analyzer) {}
+
+  std::vector<Split> find() {
+    visit(loop_->body);
+    std::vector<Split> unique;
+    for (const Split& s : splits_)
+      if (occurrences_[s.node] == 1) unique.push_back(s);
+    return unique;
+  }
+
+  void visit(const Expr&) override {}  // guards are statements; expressions hold none
+  void visit(const Stmt& s) override { IRVisitor::visit(s); }
+
+  void visit_For(const ir::ForNode* op) override {
+    declared_.insert(op->var.get());
+    Expr min = substitute_lets(op->min), extent = substitute_lets(op->extent);
+    domain_[op->var.get()] = arith::IntervalSet::from_range(min, extent);
+    visit(op->body);
+    domain_.erase(op->var.get());
+  }
+
+  void visit_LetStmt(const ir::LetStmtNode* op) override {
+    declared_.insert(op->var.get());
+    lets_.push_back({op->var, substitute_lets(op->value)});
+    visit(op->body);
+    lets_.pop_back();
+  }
+
+  void visit_Allocate(const ir::AllocateNode* op) override { visit(op->body); }
+
+  void visit_IfThenElse(const ir::IfThenElseNode* op) override {
+    if (occurrences_[op]++ == 0) analyze(op);
+    visit(op->then_case);
+    if (op->else_case.defined()) visit(op->else_case);
+  }
+
+ private:
+  Expr substitute_lets(const Expr& e) const {
+    Expr r = e;
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) r = ir::substitute(r, {*it});
+    return r;
+  }
+
+  void analyze(const ir::IfThenElseNode* op) {
+    std::vector<Expr> conjuncts;
+    flatten_and(op->condition, conjuncts);
+    for (size_t k = 0; k < conjuncts.size(); ++k) {
+      Expr cond = substitute_lets(conjuncts[k]);
+      if (!ir::uses_var(cond, loop_->var)) continue;
+      if (std::optional<Split> s = solve(cond)) {
+        s->node = op;
+        s->conjunct = k;
+        splits_.push_back(*s);
+      }
+    }
+  }
+
+  // The split point of `cond` (a comparison using the loop variable), if any.
+  std::optional<Split> solve(const Expr& cond) {
+    Expr c = analyzer_.simplify(cond);
+    Expr d;  // cond <=> d < 0
+    if (const auto* lt = c.as<ir::LTNode>())
+      d = lt->a - lt->b;
+    else if (const auto* le = c.as<ir::LENode>())
+      d = le->a - le->b - Expr(1);
+    if (!d.defined() || !d.dtype().is_integer() || !d.dtype().is_scalar()) return std::nullopt;
+    arith::IntervalSet range = analyzer_.eval_interval(d, domain_);
+    std::optional<LinearBound> upper = linear_in_loop_var(range.max);
+    if (!upper || upper->coef == 0) return std::nullopt;
+    // The guard holds where upper < 0: c*v + r < 0 <=> v < floor((-r - 1)/c) + 1 for c > 0,
+    // v > floor(r/-c) for c < 0.
+    int64_t coef = upper->coef;
+    const Expr& r = upper->rest;
+    Expr t = coef > 0 ? (Expr(0) - r - Expr(1)) / Expr(coef) + Expr(1) : r / Expr(-coef) + Expr(1);
+    Split split;
+    split.true_below = coef > 0;
+    split.point = clamp(t);
+    // It fails where lower >= 0: v >= ceil(-r'/c) for c > 0, v <= floor(r'/-c) for c < 0.
+    std::optional<LinearBound> lower = linear_in_loop_var(range.min);
+    if (lower && lower->coef == coef) {
+      const Expr& r2 = lower->rest;
+      Expr f = coef > 0 ? (Expr(coef - 1) - r2) / Expr(coef) : r2 / Expr(-coef) + Expr(1);
+      split.false_beyond = coef > 0 ? analyzer_.can_prove(f <= t) : analyzer_.can_prove(t <= f);
+    }
+    return split;
+  }
+
+  // e as c*v + r with r free of v and of variables declared inside the loop.
+  std::optional<LinearBound> linear_in_loop_var(const Expr& e) {
+    if (!e.defined()) return std::nullopt;
+    std::optional<arith::LinearForm> form = arith::to_linear(analyzer_.simplify(e));
+    if (!form) return std::nullopt;
+    LinearBound b{0, Expr()};
+    arith::LinearForm rest = *form;
+    rest.terms.clear();
+    for (const arith::LinearTerm& t : form->terms) {
+      if (t.atom.same_as(loop_->var))
+        b.coef = t.coef;
+      else if (ir::uses_var(t.atom, loop_->var))
+        return std::nullopt;  // not linear in v
+      else
+        rest.terms.push_back(t);
+    }
+    b.rest = arith::from_linear(rest);
+    if (uses_declared(b.rest)) return std::nullopt;
+    return b;
+  }
+
+  // min(max(t, min), min + extent): a split point within the loop range.
+  Expr clamp(const Expr& t) {
+    Expr end = loop_->min + loop_->extent;
+    return analyzer_.simplify(ir::min(ir::max(t, loop_->min), end));
+  }
+
+  bool uses_declared(const Expr& e) const {
+    for (const ir::VarNode* v : declared_)
+      if (ir::uses_var(e, Var(v))) return true;
+    return false;
+  }
+
+  const ir::ForNode* loop_;
+  arith::Analyzer& analyzer_;
+  arith::VarDomain domain_;
+  std::vector<std::pair<Var, Expr>> lets_;
+  std::unordered_set<const ir::VarNode*> declared_;
+  std::unordered_map<const ir::IfThenElseNode*, int> occurrences_;
+  std::vector<Split> splits_;
+};
+
+/// Drops conjunct `k` of the condition of one IfThenElse node.
+class ConjunctRemover : public ir::IRMutator {
+ public:
+  ConjunctRemover(const ir::IfThenElseNode* node, size_t k) : node_(node), k_(k) {}
+
+  Stmt mutate_IfThenElse(const ir::IfThenElseNode* op, const Stmt& self) override {
+    if (op != node_) return IRMutator::mutate_IfThenElse(op, self);
+    std::vector<Expr> conjuncts;
+    flatten_and(op->condition, conjuncts);
+    conjuncts.erase(conjuncts.begin() + static_cast<std::ptrdiff_t>(k_));
+    if (conjuncts.empty()) return op->then_case;
+    Expr cond = conjuncts[0];
+    for (size_t i = 1; i < conjuncts.size(); ++i) cond = ir::make_And(cond, conjuncts[i]);
+    return ir::make_IfThenElse(cond, op->then_case, op->else_case);
+  }
+
+ private:
+  const ir::IfThenElseNode* node_;
+  size_t k_;
+};
+
+/// Replaces one IfThenElse node by its else branch (or nothing): its condition is false.
+class GuardDropper : public ir::IRMutator {
+ public:
+  explicit GuardDropper(const ir::IfThenElseNode* node) : node_(node) {}
+
+  Stmt mutate_IfThenElse(const ir::IfThenElseNode* op, const Stmt& self) override {
+    if (op != node_) return IRMutator::mutate_IfThenElse(op, self);
+    return op->else_case.defined() ? op->else_case : ir::make_Seq({});
+  }
+
+ private:
+  const ir::IfThenElseNode* node_;
+};
+
+class Partitioner : public ir::IRMutator {
+ public:
+  Stmt mutate_For(const ir::ForNode* op, const Stmt& self) override {
+    if (op->for_kind != ir::ForKind::ThreadBinding && !keep_.count(op->var.get())) {
+      for (const Split& s : GuardFinder(op, analyzer_).find())
+        if (std::optional<Stmt> r = partition(op, s)) return *r;
+    }
+    analyzer_.bind(op->var, op->min, op->extent);
+    Stmt r = IRMutator::mutate_For(op, self);
+    analyzer_.unbind(op->var);
+    return r;
+  }
+
+ private:
+  // The loop split at s, or nullopt when the split point makes no progress.
+  std::optional<Stmt> partition(const ir::ForNode* op, const Split& s) {
+    Expr end = op->min + op->extent;
+    bool all = s.true_below ? analyzer_.can_prove(s.point >= end)
+                            : analyzer_.can_prove(s.point <= op->min);
+    bool none = s.true_below ? analyzer_.can_prove(s.point <= op->min)
+                             : analyzer_.can_prove(s.point >= end);
+    if (none) return std::nullopt;
+    Stmt freed = ConjunctRemover(s.node, s.conjunct).mutate(op->body);
+    if (all) return mutate(simplify(rebuild(op, op->var, op->min, op->extent, freed)));
+    Expr lo_extent = analyzer_.simplify(s.point - op->min);
+    Expr hi_extent = analyzer_.simplify(end - s.point);
+    Var fresh(op->var.name(), op->var.dtype());
+    Stmt other = s.false_beyond ? GuardDropper(s.node).mutate(op->body) : op->body;
+    Stmt guarded = ir::substitute(other, {{op->var, fresh}});
+    Stmt main, rest;
+    if (s.true_below) {
+      main = rebuild(op, op->var, op->min, lo_extent, freed);
+      rest = rebuild(op, fresh, s.point, hi_extent, guarded);
+    } else {
+      rest = rebuild(op, fresh, op->min, lo_extent, guarded);
+      main = rebuild(op, op->var, s.point, hi_extent, freed);
+    }
+    keep_.insert(fresh.get());
+    fresh_vars_.push_back(fresh);
+    main = mutate(simplify(main));
+    rest = mutate(simplify(rest));
+    return s.true_below ? ir::make_Seq({main, rest}) : ir::make_Seq({rest, main});
+  }
+
+  static Stmt rebuild(const ir::ForNode* op, const Var& var, const Expr& min, const Expr& extent,
+                      const Stmt& body) {
+    return ir::make_For(var, min, extent, op->for_kind, body, op->thread_tag);
+  }
+
+  arith::Analyzer analyzer_;
+  // Loop variables of guarded remainders: not partitioned again at their own level.
+  std::unordered_set<const ir::VarNode*> keep_;
+  std::vector<Var> fresh_vars_;  // keeps the keys of keep_ alive
+};
+
+}  // namespace
+
+Stmt loop_partition(const Stmt& s) {
+  return Partitioner().mutate(s);
+}
+
+ir::PrimFunc loop_partition(const ir::PrimFunc& f) {
+  return {f.name, f.params, loop_partition(f.body)};
+}
+
+}  // namespace tessel::tir
