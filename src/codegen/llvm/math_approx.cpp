@@ -1,0 +1,171 @@
+// Vectorisable float32 approximations of exp, log, tanh, erf and a stable sigmoid.
+//
+// Everything is emitted with the `contract` fast-math flag only: the range reductions
+// depend on the exact order of roundings (the 1.5 * 2^23 rounding trick would be folded
+// away under reassociation), while contracting a*b+c into an FMA only makes them more
+// accurate.
+#include "codegen/llvm/math_approx.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <initializer_list>
+
+namespace tessel::codegen {
+namespace {
+
+/// Constants and arithmetic on one float type (scalar or vector) and the integer type of
+/// the same width, with contraction as the only fast-math flag.
+class FloatMath {
+ public:
+  FloatMath(llvm::IRBuilderBase& b, llvm::Value* x) : b_(b), guard_(b), float_type_(x->getType()) {
+    llvm::FastMathFlags flags;
+    flags.setAllowContract();
+    b.setFastMathFlags(flags);
+    unsigned bits = float_type_->getScalarSizeInBits();
+    llvm::Type* element = llvm::Type::getIntNTy(b.getContext(), bits);
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(float_type_))
+      int_type_ = llvm::VectorType::get(element, v->getElementCount());
+    else
+      int_type_ = element;
+  }
+
+  llvm::Type* float_type() const { return float_type_; }
+  llvm::Type* int_type() const { return int_type_; }
+  llvm::Value* f(double v) const { return llvm::ConstantFP::get(float_type_, v); }
+  llvm::Value* i(uint64_t v) const { return llvm::ConstantInt::get(int_type_, v); }
+  llvm::Value* add(llvm::Value* a, llvm::Value* c) { return b_.CreateFAdd(a, c); }
+  llvm::Value* sub(llvm::Value* a, llvm::Value* c) { return b_.CreateFSub(a, c); }
+  llvm::Value* mul(llvm::Value* a, llvm::Value* c) { return b_.CreateFMul(a, c); }
+  llvm::Value* div(llvm::Value* a, llvm::Value* c) { return b_.CreateFDiv(a, c); }
+  llvm::Value* neg(llvm::Value* a) { return b_.CreateFNeg(a); }
+  llvm::Value* abs(llvm::Value* a) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a); }
+  llvm::Value* copysign(llvm::Value* magnitude, llvm::Value* sign) {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+  }
+  llvm::Value* lt(llvm::Value* a, llvm::Value* c) { return b_.CreateFCmpOLT(a, c); }
+  llvm::Value* gt(llvm::Value* a, llvm::Value* c) { return b_.CreateFCmpOGT(a, c); }
+  llvm::Value* select(llvm::Value* c, llvm::Value* t, llvm::Value* f) {
+    return b_.CreateSelect(c, t, f);
+  }
+  llvm::Value* is_nan(llvm::Value* a) { return b_.CreateFCmpUNO(a, a); }
+  llvm::Value* as_int(llvm::Value* a) { return b_.CreateBitCast(a, int_type_); }
+  llvm::Value* as_float(llvm::Value* a) { return b_.CreateBitCast(a, float_type_); }
+  /// Horner evaluation; coefficients from the highest degree down.
+  llvm::Value* poly(llvm::Value* x, std::initializer_list<double> coefficients) {
+    auto it = coefficients.begin();
+    llvm::Value* r = f(*it);
+    for (++it; it != coefficients.end(); ++it) r = add(mul(r, x), f(*it));
+    return r;
+  }
+
+ private:
+  llvm::IRBuilderBase& b_;
+  llvm::IRBuilderBase::FastMathFlagGuard guard_;
+  llvm::Type* float_type_;
+  llvm::Type* int_type_ = nullptr;
+};
+
+}  // namespace
+
+llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  FloatMath m(b, x);
+  // Clamp so that the scale factors below stay finite; beyond the clamp the result has
+  // already underflowed to 0 or overflowed to +inf. A NaN passes through (compares false).
+  llvm::Value* xc = m.select(m.gt(x, m.f(89.0)), m.f(89.0), x);
+  xc = m.select(m.lt(xc, m.f(-104.0)), m.f(-104.0), xc);
+  // n = round(x / ln 2) by adding and subtracting 1.5 * 2^23 (needs no rounding instruction).
+  llvm::Value* shift = m.f(12582912.0);
+  llvm::Value* n = m.sub(m.add(m.mul(xc, m.f(1.44269504088896341)), shift), shift);
+  // r = x - n ln 2 in two steps (Cody-Waite): 0.693359375 has few bits, n * it is exact.
+  llvm::Value* r = m.sub(xc, m.mul(n, m.f(0.693359375)));
+  r = m.sub(r, m.mul(n, m.f(-2.12194440e-4)));
+  // exp(r) on |r| <= ln(2) / 2 (Cephes expf).
+  llvm::Value* p = m.poly(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                              1.6666665459e-1, 5.0000001201e-1});
+  llvm::Value* y = m.add(m.add(m.mul(p, m.mul(r, r)), r), m.f(1.0));
+  // Multiply by 2^n as 2^(n/2) * 2^(n - n/2): each factor stays a normal float for
+  // n in [-150, 128], so subnormal results and the overflow to +inf come out right.
+  llvm::Value* ni = b.CreateFPToSI(n, m.int_type());
+  llvm::Value* n1 = b.CreateAShr(ni, 1);
+  llvm::Value* n2 = b.CreateSub(ni, n1);
+  auto pow2 = [&](llvm::Value* k) { return m.as_float(b.CreateShl(b.CreateAdd(k, m.i(127)), 23)); };
+  llvm::Value* result = m.mul(m.mul(y, pow2(n1)), pow2(n2));
+  return m.select(m.is_nan(x), x, result);
+}
+
+llvm::Value* approx_log_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  FloatMath m(b, x);
+  // Subnormal inputs are scaled by 2^23 into the normal range first.
+  llvm::Value* subnormal = m.lt(x, m.f(1.17549435e-38));
+  llvm::Value* xs = m.select(subnormal, m.mul(x, m.f(8388608.0)), x);
+  // x = mantissa * 2^e with mantissa in [0.5, 1).
+  llvm::Value* bits = m.as_int(xs);
+  llvm::Value* e = b.CreateSub(b.CreateLShr(bits, 23), m.i(126));
+  e = b.CreateSub(e, b.CreateSelect(subnormal, m.i(23), m.i(0)));
+  llvm::Value* mantissa =
+      m.as_float(b.CreateOr(b.CreateAnd(bits, m.i(0x807fffff)), m.i(0x3f000000)));
+  // Bring the mantissa to [sqrt(1/2), sqrt(2)) and take t = mantissa - 1 (exact).
+  llvm::Value* low = m.lt(mantissa, m.f(0.707106781186547524));
+  e = b.CreateSub(e, b.CreateZExt(low, m.int_type()));
+  llvm::Value* t = m.sub(m.select(low, m.add(mantissa, mantissa), mantissa), m.f(1.0));
+  llvm::Value* ef = b.CreateSIToFP(e, m.float_type());
+  // log(1 + t) = t - t^2/2 + t^3 P(t) (Cephes logf), plus e ln 2 in two parts.
+  llvm::Value* t2 = m.mul(t, t);
+  llvm::Value* y = m.mul(m.mul(m.poly(t, {7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
+                                          -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
+                                          2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1}),
+                               t),
+                         t2);
+  y = m.add(y, m.mul(ef, m.f(-2.12194440e-4)));
+  y = m.add(y, m.mul(t2, m.f(-0.5)));
+  llvm::Value* result = m.add(m.add(t, y), m.mul(ef, m.f(0.693359375)));
+  llvm::Type* type = m.float_type();
+  result =
+      m.select(b.CreateFCmpOEQ(x, m.f(0.0)), llvm::ConstantFP::getInfinity(type, true), result);
+  result = m.select(b.CreateFCmpOEQ(x, llvm::ConstantFP::getInfinity(type)),
+                    llvm::ConstantFP::getInfinity(type), result);
+  // Negative inputs and NaN give NaN.
+  return m.select(b.CreateFCmpULT(x, m.f(0.0)), llvm::ConstantFP::getNaN(type), result);
+}
+
+llvm::Value* approx_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  FloatMath m(b, x);
+  llvm::Value* a = m.abs(x);
+  // |x| >= 0.625: 1 - 2 / (exp(2|x|) + 1) with the sign of x (exp overflows to +inf for
+  // large |x|, giving exactly 1).
+  llvm::Value* e = approx_exp_f32(b, m.add(a, a));
+  llvm::Value* large = m.copysign(m.sub(m.f(1.0), m.div(m.f(2.0), m.add(e, m.f(1.0)))), x);
+  // |x| < 0.625: x + x^3 P(x^2) (Cephes tanhf).
+  llvm::Value* z = m.mul(x, x);
+  llvm::Value* p = m.poly(z, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
+                              1.33314422036e-1, -3.33332819422e-1});
+  llvm::Value* small = m.add(m.mul(m.mul(p, z), x), x);
+  return m.select(m.lt(a, m.f(0.625)), small, large);
+}
+
+llvm::Value* approx_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  FloatMath m(b, x);
+  llvm::Value* a = m.abs(x);
+  // |x| < 0.921875: x + x P(x^2) (minimax coefficients of ARM optimized-routines erff).
+  llvm::Value* x2 = m.mul(x, x);
+  llvm::Value* p = m.poly(x2, {-0x1.3a1a82p-11, 0x1.473f48p-08, -0x1.b68bd2p-06, 0x1.ce1a46p-04,
+                               -0x1.8126e0p-02, 0x1.06eba6p-03});
+  llvm::Value* small = m.add(m.mul(p, x), x);
+  // Otherwise sign(x) (1 - exp(-(a + a Q(a)))), with a clamped to 4 (erf(4) rounds to 1).
+  llvm::Value* ac = m.select(m.gt(a, m.f(4.0)), m.f(4.0), a);
+  llvm::Value* q = m.poly(ac, {0x1.222900p-16, -0x1.91d2ccp-12, 0x1.fd1336p-9, -0x1.8d6300p-6,
+                               0x1.b55cb0p-4, 0x1.450aa0p-1, 0x1.079d0cp-3});
+  llvm::Value* t = m.add(m.mul(q, ac), ac);
+  llvm::Value* large = m.copysign(m.sub(m.f(1.0), approx_exp_f32(b, m.neg(t))), x);
+  return m.select(m.lt(a, m.f(0.921875)), small, large);
+}
+
+llvm::Value* emit_sigmoid(llvm::IRBuilderBase& b, llvm::Value* x,
+                          llvm::function_ref<llvm::Value*(llvm::Value*)> exp) {
+  FloatMath m(b, x);
+  llvm::Value* e = exp(m.neg(m.abs(x)));  // in (0, 1]: never overflows
+  llvm::Value* s = m.div(m.f(1.0), m.add(m.f(1.0), e));
+  return m.select(b.CreateFCmpOGE(x, m.f(0.0)), s, m.mul(e, s));
+}
+
+}  // namespace tessel::codegen

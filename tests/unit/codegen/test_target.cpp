@@ -1,0 +1,180 @@
+// Targets and generated code: description parsing, the LLVM IR we emit (alias metadata,
+// alignment, vector memory operations, closures) and the machine code (FMA and zmm
+// registers for AVX-512, NEON for AArch64, object file machine types).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "codegen/llvm/aot.h"
+#include "codegen/llvm/codegen_llvm.h"
+#include "codegen_test_util.h"
+#include "support/error.h"
+
+namespace tessel::codegen::test {
+namespace {
+
+const DataType f32 = DataType::Float(32);
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+/// C[v*16 .. +16] = A * B + C over float32x16 vectors.
+PrimFunc fma16(int64_t n = 256) {
+  Buffer A = buffer("A", f32, n), B = buffer("B", f32, n), C = buffer("C", f32, n);
+  Var v("v");
+  Expr idx = ramp(v * 16, 16);
+  return PrimFunc{"fma16",
+                  {A, B, C},
+                  loop(v, n / 16, store(C, idx, load(A, idx) * load(B, idx) + load(C, idx)))};
+}
+
+TEST(Target, ParsesDescriptions) {
+  const Target& host = Target::host();
+  EXPECT_FALSE(host.triple.empty());
+  EXPECT_FALSE(host.cpu.empty());
+  EXPECT_TRUE(host.runs_on_host());
+  Target native = Target::parse("llvm -mcpu=native");
+  EXPECT_EQ(native.cpu, host.cpu);
+  EXPECT_EQ(native.features, host.features);
+  Target cross = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=generic");
+  EXPECT_EQ(cross.triple, "aarch64-unknown-linux-gnu");
+  EXPECT_EQ(cross.cpu, "generic");
+  EXPECT_FALSE(cross.runs_on_host());
+  Target attrs = Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+neon");
+  EXPECT_EQ(attrs.cpu, "generic");
+  EXPECT_EQ(attrs.features, "+neon");
+  EXPECT_EQ(Target::parse(cross.to_string()).triple, cross.triple);
+}
+
+TEST(Target, RejectsBadDescriptions) {
+  auto message_of = [](const std::string& text) -> std::string {
+    try {
+      Target::parse(text);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message_of("cuda").find("starting with 'llvm'"), std::string::npos);
+  EXPECT_NE(message_of("llvm -O3").find("unknown option '-O3'"), std::string::npos);
+  EXPECT_NE(message_of("llvm -mcpu=not-a-cpu").find("unknown CPU 'not-a-cpu'"), std::string::npos);
+  EXPECT_NE(message_of("llvm -mtriple=nonsense-arch-linux").find("unknown triple"),
+            std::string::npos);
+  EXPECT_NE(message_of("llvm -mtriple=aarch64-linux-gnu -mcpu=native").find("-mcpu=native"),
+            std::string::npos);
+}
+
+TEST(GeneratedIR, BuffersHaveNoAliasScopesAndAlignment) {
+  std::string ir = emit_llvm_ir({fma16()}, Target::host(), /*optimize=*/false);
+  EXPECT_NE(ir.find("define i32 @fma16(ptr noalias nocapture readonly %args)"), std::string::npos)
+      << ir;
+  EXPECT_EQ(count(ir, "\"align\"(ptr"), 3) << ir;  // one assumption per parameter
+  EXPECT_NE(ir.find("!alias.scope"), std::string::npos);
+  EXPECT_NE(ir.find("!noalias"), std::string::npos);
+  // Contiguous vectors are plain loads / stores aligned to the element.
+  EXPECT_EQ(count(ir, "load <16 x float>"), 3) << ir;
+  EXPECT_NE(ir.find("store <16 x float>"), std::string::npos);
+  EXPECT_NE(ir.find("align 4"), std::string::npos);
+  // Float arithmetic may contract and reassociate, nothing more.
+  EXPECT_NE(ir.find("fmul reassoc contract <16 x float>"), std::string::npos) << ir;
+}
+
+TEST(GeneratedIR, StridedAccessesAreGathersAndScatters) {
+  Buffer A = buffer("A", f32, 64), C = buffer("C", f32, 64);
+  Var v("v");
+  Expr strided = make_Ramp(v, Expr(int64_t{8}), 8);
+  PrimFunc f{"strided", {A, C}, loop(v, 8, store(C, strided, load(A, strided) + 1.0f))};
+  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  EXPECT_NE(ir.find("@llvm.masked.gather.v8f32"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@llvm.masked.scatter.v8f32"), std::string::npos) << ir;
+}
+
+TEST(GeneratedIR, ParallelLoopBecomesOneClosureAndNestedOnesStaySerial) {
+  Buffer C = buffer("C", f32, 64);
+  Var i("i"), j("j");
+  PrimFunc f{
+      "nest",
+      {C},
+      loop(i, 8, loop(j, 8, store(C, i * 8 + j, 1.0f), ForKind::Parallel), ForKind::Parallel)};
+  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  EXPECT_NE(ir.find("define internal i32 @nest.parallel.0(i64 %begin, i64 %end, ptr noalias "
+                    "nocapture readonly %env)"),
+            std::string::npos)
+      << ir;
+  EXPECT_EQ(count(ir, "call i32 @tessel_parallel_for"), 1) << ir;
+  EXPECT_EQ(count(ir, "define internal"), 1) << ir;
+}
+
+TEST(GeneratedAssembly, Avx512FmaUsesZmmRegisters) {
+  std::string text = emit_assembly({fma16()}, Target::parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_NE(text.find("vfmadd"), std::string::npos) << text;
+  EXPECT_NE(text.find("zmm"), std::string::npos) << text;
+}
+
+TEST(GeneratedAssembly, HostJitDumpsIrAndAssembly) {
+  std::ostringstream ir, assembly;
+  JitOptions options;
+  options.ir_out = &ir;
+  options.asm_out = &assembly;
+  JitModule module({fma16()}, options);
+  EXPECT_NE(ir.str().find("@fma16(ptr noalias"), std::string::npos) << ir.str();
+  const std::string& features = Target::host().features;
+  // The widest vector registers and FMA of this machine are used.
+  auto has = [&](const char* feature) { return features.find(feature) != std::string::npos; };
+  if (has("+fma")) {
+    EXPECT_NE(assembly.str().find("vfmadd"), std::string::npos) << assembly.str();
+  }
+  if (has("+avx512f")) {
+    EXPECT_NE(assembly.str().find("zmm"), std::string::npos) << assembly.str();
+  } else if (has("+avx")) {
+    EXPECT_NE(assembly.str().find("ymm"), std::string::npos) << assembly.str();
+  }
+  // And the code runs.
+  std::vector<float> a(256, 2.0f), b(256, 3.0f), c(256, 1.0f);
+  auto ta = array(a, f32), tb = array(b, f32), tc = array(c, f32);
+  ASSERT_EQ(call(module, "fma16", {&ta, &tb, &tc}), 0);
+  for (float x : values<float>(tc)) EXPECT_EQ(x, 7.0f);
+}
+
+TEST(GeneratedAssembly, JitForAnotherCpuOfThisArchitecture) {
+  // Generic x86-64 (SSE2 only): the float32x16 code is split into 4-wide operations.
+  if (Target::host().triple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
+  JitOptions options;
+  options.target = Target::parse("llvm -mcpu=x86-64");
+  std::ostringstream assembly;
+  options.asm_out = &assembly;
+  JitModule module({fma16()}, options);
+  EXPECT_EQ(assembly.str().find("ymm"), std::string::npos);
+  std::vector<float> a(256, 2.0f), b(256, 3.0f), c(256, 1.0f);
+  auto ta = array(a, f32), tb = array(b, f32), tc = array(c, f32);
+  ASSERT_EQ(call(module, "fma16", {&ta, &tb, &tc}), 0);
+  for (float x : values<float>(tc)) EXPECT_EQ(x, 7.0f);
+}
+
+TEST(CrossCompilation, Aarch64ObjectAndAssembly) {
+  Target aarch64 = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=generic");
+  std::string text = emit_assembly({fma16()}, aarch64);
+  EXPECT_NE(text.find("fmla"), std::string::npos) << text;  // NEON fused multiply-add
+  std::string path = ::testing::TempDir() + "tessel_fma16_aarch64.o";
+  emit_object_file({fma16()}, aarch64, path);
+  std::ifstream file(path, std::ios::binary);
+  unsigned char header[20] = {};
+  file.read(reinterpret_cast<char*>(header), sizeof header);
+  ASSERT_EQ(file.gcount(), 20);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(header), 4),
+            "\x7f"
+            "ELF");
+  EXPECT_EQ(header[4], 2);                       // ELFCLASS64
+  EXPECT_EQ(header[16] | header[17] << 8, 1);    // ET_REL: a relocatable object
+  EXPECT_EQ(header[18] | header[19] << 8, 183);  // EM_AARCH64
+  std::remove(path.c_str());
+  EXPECT_THROW(emit_shared_library({fma16()}, aarch64, path + ".so"), CompileError);
+  EXPECT_THROW(JitModule({fma16()}, JitOptions{aarch64, nullptr, nullptr}), CompileError);
+}
+
+}  // namespace
+}  // namespace tessel::codegen::test
