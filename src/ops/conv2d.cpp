@@ -1,0 +1,93 @@
+// Conv2d compute (with an explicit padding stage) and its direct CPU schedule.
+#include "ops/conv2d.h"
+
+#include "ops/cpu_features.h"
+#include "support/error.h"
+
+namespace tessel::ops {
+namespace {
+
+int64_t const_dim(const te::Tensor& t, int d) {
+  const int64_t* v = ir::as_const_int(t.shape()[d]);
+  if (!v) TESSEL_USER_ERROR("conv2d: dimension ", d, " of '", t.name(), "' must be a constant");
+  return *v;
+}
+
+}  // namespace
+
+te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const Conv2dParams& p,
+                       const std::string& name) {
+  if (data.ndim() != 4 || weight.ndim() != 4)
+    TESSEL_USER_ERROR("conv2d '", name, "': data and weight must be 4-d, got ", data.ndim(),
+                      "-d and ", weight.ndim(), "-d");
+  int64_t n = const_dim(data, 0), c = const_dim(data, 1), h = const_dim(data, 2),
+          w = const_dim(data, 3);
+  int64_t k = const_dim(weight, 0), r = const_dim(weight, 2), s = const_dim(weight, 3);
+  if (const_dim(weight, 1) != c)
+    TESSEL_USER_ERROR("conv2d '", name, "': data has ", c, " channels, weight expects ",
+                      const_dim(weight, 1));
+  if (p.stride <= 0 || p.pad < 0)
+    TESSEL_USER_ERROR("conv2d '", name, "': stride must be positive and pad non-negative, got ",
+                      p.stride, " and ", p.pad);
+  int64_t oh = (h + 2 * p.pad - r) / p.stride + 1;
+  int64_t ow = (w + 2 * p.pad - s) / p.stride + 1;
+  if (oh <= 0 || ow <= 0)
+    TESSEL_USER_ERROR("conv2d '", name, "': a ", r, "x", s, " kernel does not fit a ", h, "x", w,
+                      " input padded by ", p.pad);
+
+  // Zero padding. Select evaluates both arms, so the load is clamped into the input.
+  te::Tensor padded = te::compute(
+      {n, c, h + 2 * p.pad, w + 2 * p.pad},
+      [&](te::Var b, te::Var ch, te::Var y, te::Var x) {
+        ir::Expr yy = y - p.pad, xx = x - p.pad;
+        ir::Expr inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
+        ir::Expr value = data(b, ch, ir::max(ir::min(yy, h - 1), 0), ir::max(ir::min(xx, w - 1), 0));
+        return ir::select(inside, value, ir::make_const(data.dtype(), 0));
+      },
+      name + ".pad", {"n", "c", "h", "w"});
+
+  te::IterVar rc = te::reduce_axis(c, "rc");
+  te::IterVar ry = te::reduce_axis(r, "ry");
+  te::IterVar rx = te::reduce_axis(s, "rx");
+  return te::compute(
+      {n, k, oh, ow},
+      [&](te::Var b, te::Var oc, te::Var y, te::Var x) {
+        return te::sum(padded(b, rc.var, y * p.stride + ry.var, x * p.stride + rx.var) *
+                           weight(oc, rc.var, ry.var, rx.var),
+                       {rc, ry, rx});
+      },
+      name, {"n", "k", "oh", "ow"});
+}
+
+Conv2dConfig default_conv2d_config() {
+  Conv2dConfig config;
+  config.tile_k = host_float_lanes() >= 16 ? 8 : 4;
+  return config;
+}
+
+void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config) {
+  const te::Tensor& padded = out.op()->inputs.at(0);
+  te::Tensor acc = s.cache_write(out, "local");
+
+  auto [ko, ki] = s.split(out, "k", config.tile_k);
+  auto [oho, ohi] = s.split(out, "oh", config.tile_oh);
+  auto [owo, owi] = s.split(out, "ow", config.tile_ow);
+  s.reorder(out, {"n", ko, oho, owo, ki, ohi, owi});
+  std::string outer = s.fuse(out, "n", ko);
+  if (config.parallel) s.parallel(out, outer);
+  s.vectorize(out, owi);
+
+  s.compute_at(acc, out, owo);
+  s.reorder(acc, {"rc", "ry", "rx", "k", "oh", "ow"});
+  s.unroll(acc, "rx");
+  s.unroll(acc, "k");
+  s.unroll(acc, "oh");
+  s.vectorize(acc, "ow");
+
+  std::vector<std::string> pad_loops = s.stage(padded).leaves;  // n, c, h, w
+  std::string pad_outer = s.fuse(padded, pad_loops[0], pad_loops[1]);
+  if (config.parallel) s.parallel(padded, pad_outer);
+  s.vectorize(padded, pad_loops.back());
+}
+
+}  // namespace tessel::ops

@@ -1,0 +1,44 @@
+// `tessel`: the command-line entry point; dispatches to subcommands.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "support/error.h"
+
+namespace {
+
+void print_usage() {
+  std::cerr << "usage: tessel <command> [options]\n"
+               "commands:\n"
+               "  demo [--threads N] [--print-after PASS|all] [--small]\n"
+               "       build matmul, conv2d and softmax; print their IR; run and check them\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage();
+    return 2;
+  }
+  std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "demo") return tessel::cli::run_demo(args);
+    if (command == "--help" || command == "help") {
+      print_usage();
+      return 0;
+    }
+    std::cerr << "tessel: unknown command '" << command << "'\n";
+    print_usage();
+    return 2;
+  } catch (const tessel::CompileError& e) {
+    std::cerr << "tessel: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tessel: failure: " << e.what() << "\n";
+    return 1;
+  }
+}
