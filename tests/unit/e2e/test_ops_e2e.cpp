@@ -1,0 +1,136 @@
+// End to end: operators built from tensor expressions, scheduled, JIT-compiled and run,
+// compared with naive C++ loops over randomised shapes (non-divisible and size-1 included).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "driver/build.h"
+#include "ops/conv2d.h"
+#include "ops/matmul.h"
+#include "ops/reference.h"
+#include "ops/softmax.h"
+
+namespace tessel {
+namespace {
+
+using ops::reference::Floats;
+
+std::vector<void*> pointers(std::vector<Floats>& buffers) {
+  std::vector<void*> out;
+  for (Floats& b : buffers) out.push_back(b.data());
+  return out;
+}
+
+struct MatmulShape {
+  int64_t m, n, k;
+};
+
+class MatmulE2E : public ::testing::TestWithParam<MatmulShape> {};
+
+TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
+  auto [m, n, k] = GetParam();
+  te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
+  te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
+  te::Tensor c = ops::matmul(a, b, "C");
+  for (int64_t tile_m : {1, 3, 4}) {
+    for (int64_t tile_n : {8, 16}) {
+      schedule::Schedule s({c});
+      ops::MatmulConfig config;
+      config.tile_m = tile_m;
+      config.tile_n = tile_n;
+      config.tile_k = k > 4 ? 4 : 0;
+      ops::schedule_matmul_cpu(s, c, config);
+      driver::Kernel kernel = driver::build(s, {a, b, c}, "matmul");
+      std::vector<Floats> bufs = {ops::reference::random_values(m * k, 11),
+                                  ops::reference::random_values(k * n, 12), Floats(m * n, -7.0f)};
+      kernel.run(pointers(bufs));
+      Floats expected = ops::reference::matmul(bufs[0], bufs[1], m, n, k);
+      EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected, 1e-5, 1e-5), 1.0)
+          << m << "x" << n << "x" << k << " tile " << tile_m << "x" << tile_n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, MatmulE2E,
+                         ::testing::Values(MatmulShape{1, 16, 1}, MatmulShape{7, 16, 5},
+                                           MatmulShape{13, 32, 17}, MatmulShape{64, 48, 33},
+                                           MatmulShape{5, 64, 1}, MatmulShape{33, 16, 64}));
+
+struct ConvShape {
+  int64_t c, hw, k, r, stride, pad;
+};
+
+class Conv2dE2E : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(Conv2dE2E, DirectScheduleMatchesNaiveLoops) {
+  auto [c, hw, k, r, stride, pad] = GetParam();
+  int64_t out = (hw + 2 * pad - r) / stride + 1;
+  te::Tensor x = te::placeholder({1, c, hw, hw}, ir::DataType::Float(32), "data");
+  te::Tensor w = te::placeholder({k, c, r, r}, ir::DataType::Float(32), "weight");
+  te::Tensor y = ops::conv2d_nchw(x, w, {stride, pad}, "conv");
+  schedule::Schedule s({y});
+  ops::Conv2dConfig config;
+  config.tile_k = 4;
+  config.tile_oh = 2;
+  config.tile_ow = 4;
+  ops::schedule_conv2d_cpu(s, y, config);
+  driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d");
+  std::vector<Floats> bufs = {ops::reference::random_values(c * hw * hw, 21),
+                              ops::reference::random_values(k * c * r * r, 22),
+                              Floats(k * out * out, -7.0f)};
+  kernel.run(pointers(bufs));
+  Floats expected =
+      ops::reference::conv2d_nchw(bufs[0], bufs[1], 1, c, hw, hw, k, r, r, stride, pad);
+  EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected, 1e-5, 1e-5), 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dE2E,
+                         ::testing::Values(ConvShape{3, 9, 5, 3, 1, 1}, ConvShape{8, 8, 8, 3, 1, 1},
+                                           ConvShape{1, 7, 1, 1, 1, 0}, ConvShape{4, 11, 6, 3, 2, 1},
+                                           ConvShape{5, 10, 9, 5, 1, 2}));
+
+class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};
+
+TEST_P(SoftmaxE2E, RowParallelScheduleMatchesNaiveLoops) {
+  auto [rows, cols] = GetParam();
+  te::Tensor x = te::placeholder({rows, cols}, ir::DataType::Float(32), "X");
+  te::Tensor y = ops::softmax(x, "softmax");
+  for (int lanes : {4, 8}) {
+    schedule::Schedule s({y});
+    ops::schedule_softmax_cpu(s, y, lanes);
+    driver::Kernel kernel = driver::build(s, {x, y}, "softmax");
+    std::vector<Floats> bufs = {ops::reference::random_values(rows * cols, 31),
+                                Floats(rows * cols, -7.0f)};
+    for (float& v : bufs[0]) v *= 20.0f;  // exercise exp over a wide range
+    kernel.run(pointers(bufs));
+    Floats expected = ops::reference::softmax(bufs[0], rows, cols);
+    EXPECT_LE(ops::reference::max_scaled_error(bufs[1], expected, 1e-5, 1e-7), 1.0)
+        << rows << "x" << cols << " lanes " << lanes;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, SoftmaxE2E,
+                         ::testing::Values(std::pair<int64_t, int64_t>{1, 1},
+                                           std::pair<int64_t, int64_t>{3, 13},
+                                           std::pair<int64_t, int64_t>{16, 128},
+                                           std::pair<int64_t, int64_t>{5, 1000}));
+
+TEST(KernelRun, RejectsMisalignedAndMiscountedArguments) {
+  te::Tensor a = te::placeholder({8}, ir::DataType::Float(32), "a");
+  te::Tensor b = te::compute({8}, [&](te::Var i) { return a(i) * 2.0f; }, "b", {"i"});
+  schedule::Schedule s({b});
+  driver::Kernel kernel = driver::build(s, {a, b}, "twice");
+  Floats x(16, 1.0f), y(16);
+  EXPECT_THROW(kernel.run({x.data()}), std::invalid_argument);
+  try {
+    kernel.run({x.data() + 1, y.data()});
+    FAIL() << "a misaligned argument was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 0 ('a')"), std::string::npos) << e.what();
+  }
+  kernel.run({x.data(), y.data()});
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], 2.0f);
+}
+
+}  // namespace
+}  // namespace tessel
