@@ -7,6 +7,7 @@
 #include "arith/eval_interval.h"
 #include "arith/interval_math.h"
 #include "arith/simplifier.h"
+#include "ir/functor.h"
 #include "support/error.h"
 
 namespace tessel::arith {
@@ -19,8 +20,9 @@ IntervalSet IntervalSet::from_range(const Expr& min, const Expr& extent) {
 
 namespace {
 
-// a < b (or a <= b) holds when the upper end of a - b over the symbolic loop ranges (j in
-// [0, n - i) makes j + i - n at most -1) is provably negative (at most zero).
+// a < b (or a <= b) holds when the upper end of a - b, relaxed over the symbolic loop ranges
+// one variable at a time from the innermost loop out, is provably negative (at most zero):
+// with j in [0, n - i), j + i - n is at most (n - i - 1) + i - n = -1.
 bool prove_by_symbolic_ranges(Analyzer& analyzer, const Bindings& bindings, const Expr& cond) {
   Expr a, b;
   bool strict = true;
@@ -33,10 +35,14 @@ bool prove_by_symbolic_ranges(Analyzer& analyzer, const Bindings& bindings, cons
     strict = false;
   }
   if (!a.defined() || !a.dtype().is_integer() || !a.dtype().is_scalar()) return false;
-  VarDomain dom = bindings.symbolic_ranges();
-  if (dom.empty()) return false;
-  Expr upper = analyzer.eval_interval(make_Sub(a, b), dom).max;
-  if (!upper.defined()) return false;
+  std::vector<const VarInfo*> ranges = bindings.symbolic_ranges();
+  if (ranges.empty()) return false;
+  Expr upper = make_Sub(a, b);
+  for (const VarInfo* info : ranges) {
+    if (!uses_var(upper, info->var)) continue;
+    upper = analyzer.eval_interval(upper, {{info->var.get(), info->range}}).max;
+    if (!upper.defined()) return false;
+  }
   ConstBound u = analyzer.const_bound(upper);
   return strict ? u.max < 0 : u.max <= 0;
 }

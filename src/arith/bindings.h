@@ -2,7 +2,9 @@
 // Internal to tessel::arith; every sub-analyzer (bounds, simplifier, intervals) reads it.
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "arith/analyzer.h"
 
@@ -13,8 +15,9 @@ struct VarInfo {
   Var var;
   bool has_bound = false;
   ConstBound bound;
-  IntervalSet range;  ///< The symbolic range, when a loop bound it with non-constant ends.
-  Expr value;         ///< Defined when the variable is let-bound to this value.
+  IntervalSet range;        ///< The symbolic range, when a loop bound it with non-constant ends.
+  int64_t range_order = 0;  ///< When the range was recorded (later: deeper in a loop nest).
+  Expr value;               ///< Defined when the variable is let-bound to this value.
 };
 
 /// Variable facts keyed by variable identity.
@@ -43,13 +46,17 @@ class Bindings {
     VarInfo& info = vars_[var.get()];
     info.var = var;
     info.range = range;
+    info.range_order = ++range_count_;
   }
-  /// The symbolic ranges of every variable that has one.
-  VarDomain symbolic_ranges() const {
-    VarDomain dom;
+  /// The variables with a symbolic range, most recently bound first (an inner loop's range
+  /// may mention outer loop variables, not the reverse).
+  std::vector<const VarInfo*> symbolic_ranges() const {
+    std::vector<const VarInfo*> out;
     for (const auto& [node, info] : vars_)
-      if (info.range.bounded()) dom[node] = info.range;
-    return dom;
+      if (info.range.bounded()) out.push_back(&info);
+    std::sort(out.begin(), out.end(),
+              [](const VarInfo* a, const VarInfo* b) { return a->range_order > b->range_order; });
+    return out;
   }
   /// Forgets every fact about var.
   void erase(const ir::VarNode* var) { vars_.erase(var); }
@@ -63,6 +70,7 @@ class Bindings {
 
  private:
   std::unordered_map<const ir::VarNode*, VarInfo> vars_;
+  int64_t range_count_ = 0;
 };
 
 }  // namespace tessel::arith

@@ -30,7 +30,6 @@ struct LinearForm {
   bool add(const LinearForm& other, int64_t scale = 1);
   /// Multiplies everything by factor; false on overflow.
   bool scale(int64_t factor);
-  bool is_const() const { return terms.empty(); }
   /// gcd of the coefficients (0 when there are none).
   int64_t coef_gcd() const;
 };

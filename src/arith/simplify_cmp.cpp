@@ -5,7 +5,9 @@
 //   a > b -> b < a, a >= b -> b <= a;
 //   otherwise rewritten as  P < N + k  (positive terms left, negative terms and constant
 //   right) after dividing by the gcd g of the coefficients: x*4 < 13 -> x < 4,
-//   x*2 == 7 -> false.
+//   x*2 == 7 -> false;
+//   a lone floor division against a constant compares its dividend: x/4 < 3 -> x < 12,
+//   x/4 <= 2 -> x < 12, 2 < x/4 -> 12 <= x.
 #include "arith/const_fold.h"
 #include "arith/interval_math.h"
 #include "arith/simplifier.h"
@@ -96,6 +98,27 @@ Expr normal_form(ExprKind kind, LinearForm d) {
   return make_cmp(kind, from_linear(lhs), from_linear(rhs));
 }
 
+// For d = x/c + k or k - x/c (c > 0) compared below zero: the comparison on x itself,
+// as d' < 0. x/c < m <=> x < m*c; x/c > m <=> x >= (m + 1)*c.
+std::optional<LinearForm> expand_division(ExprKind kind, const LinearForm& d) {
+  if ((kind != ExprKind::LT && kind != ExprKind::LE) || d.terms.size() != 1) return std::nullopt;
+  const LinearTerm& t = d.terms[0];
+  const auto* div = t.atom.as<DivNode>();
+  const int64_t* c = div ? as_const_int(div->b) : nullptr;
+  std::optional<LinearForm> x = to_linear(div ? div->a : t.atom);
+  if (!c || *c <= 0 || !x || t.coef == ConstBound::kNegInf) return std::nullopt;
+  // g*s*(x/c) + k < 0  <=>  s*(x/c) + floor(k/g) < 0;  ... <= 0  <=>  ... + ceil(k/g) <= 0.
+  int64_t g = t.coef > 0 ? t.coef : -t.coef;
+  int64_t k = kind == ExprKind::LT ? bound::floordiv(d.constant, g)
+                                   : -bound::floordiv(-d.constant, g) - 1;  // <= 0: - 1 < 0
+  int64_t shift;
+  if (__builtin_mul_overflow(t.coef > 0 ? k : k + 1, *c, &shift)) return std::nullopt;
+  if (t.coef < 0 && (!x->scale(-1) || __builtin_sub_overflow(shift, 1, &shift)))
+    return std::nullopt;
+  if (__builtin_add_overflow(x->constant, shift, &x->constant)) return std::nullopt;
+  return x;
+}
+
 }  // namespace
 
 Expr Simplifier::simplify_cmp(ExprKind kind, const Expr& a, const Expr& b) {
@@ -109,6 +132,15 @@ Expr Simplifier::simplify_cmp(ExprKind kind, const Expr& a, const Expr& b) {
   canonicalize(*d);
   if (std::optional<bool> known = decide(kind, linear_bound(*d))) return make_bool(*known);
   if (d->terms.empty()) return make_cmp(kind, a, b);  // unreachable: constants are decided
+  // Each expansion removes a division, so this ends; the cap only bounds the work.
+  for (int i = 0; i < 8; ++i) {
+    std::optional<LinearForm> x = expand_division(kind, *d);
+    if (!x) break;
+    *d = *x;
+    kind = ExprKind::LT;
+    canonicalize(*d);
+    if (std::optional<bool> known = decide(kind, linear_bound(*d))) return make_bool(*known);
+  }
   return normal_form(kind, *d);
 }
 

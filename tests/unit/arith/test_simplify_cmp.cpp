@@ -57,6 +57,19 @@ TEST(SimplifyCmp, DividesByTheCoefficientGcd) {
   EXPECT_EQ(simp(x * 2 + y * 4 == 8), "x + y * 2 == 4");
 }
 
+TEST(SimplifyCmp, DivisionAgainstAConstantComparesTheDividend) {
+  Var x("x"), y("y");
+  EXPECT_EQ(simp(x / 4 < 3), "x < 12");
+  EXPECT_EQ(simp(x / 4 <= 2), "x < 12");
+  EXPECT_EQ(simp(x / 4 > 2), "11 < x");
+  EXPECT_EQ(simp(x / 4 >= -1), "-5 < x");
+  EXPECT_EQ(simp(x / 4 * 3 < 7), "x < 12");  // 3*(x/4) < 7 <=> x/4 < 3
+  EXPECT_EQ(simp((x + y * 3) / 4 - 1 <= 1), "x + y * 3 < 12");
+  EXPECT_EQ(simp((x * 8 + y) / 4 < 5), "x * 2 + y / 4 < 5");  // the division splits first
+  EXPECT_EQ(simp(x / 4 == 2), "x / 4 == 2");  // a range, not one comparison
+  EXPECT_EQ(simp(x / y < 2), "x / y < 2");
+}
+
 TEST(SimplifyCmp, NegatedComparisons) {
   Var x("x"), y("y");
   EXPECT_EQ(simp(!(x < y)), "y <= x");

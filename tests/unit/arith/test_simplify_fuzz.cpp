@@ -210,6 +210,44 @@ TEST(SimplifyFuzz, SimplifyIsIdempotent) {
   }
 }
 
+// Nested loops with symbolic ranges: y in [x*m + d0, x*m + d0 + e0), z in [y - x + d1, ...
+// + x + e1). can_prove must never hold where a sampled point of the nest says otherwise.
+TEST(SimplifyFuzz, CanProveUnderSymbolicRangesIsSound) {
+  Fuzzer fz(555);
+  const Var& x = fz.vars()[0];
+  const Var& y = fz.vars()[1];
+  const Var& z = fz.vars()[2];
+  const Var& p = fz.vars()[3];
+  int proven = 0;
+  for (int c = 0; c < kCases; ++c) {
+    fz.new_ranges();
+    int64_t m = fz.uniform(-1, 2), d0 = fz.uniform(-3, 3), e0 = fz.uniform(1, 6);
+    int64_t d1 = fz.uniform(-3, 3), e1 = fz.uniform(1, 4);
+    Expr y_min = x * m + d0, z_min = y - x + d1;
+    Expr z_extent = fz.coin(50) ? Expr(e1) : x - Expr(fz.ranges()[0].lo) + e1;
+    Analyzer a;
+    a.bind(x, Expr(fz.ranges()[0].lo), Expr(fz.ranges()[0].hi - fz.ranges()[0].lo + 1));
+    a.bind(p, Expr(1), Expr(fz.ranges()[3].hi));
+    a.bind(y, y_min, Expr(e0));
+    a.bind(z, z_min, z_extent);
+    Expr e = fz.bool_expr(2);
+    if (!a.can_prove(e)) continue;
+    ++proven;
+    for (int k = 0; k < kPoints; ++k) {
+      Env env;
+      int64_t xv = fz.uniform(fz.ranges()[0].lo, fz.ranges()[0].hi);
+      env.bind(x, Value::from_int(DataType::Index(), xv));
+      env.bind(p, Value::from_int(DataType::Index(), fz.uniform(1, fz.ranges()[3].hi)));
+      int64_t ylo = eval_int(y_min, env);
+      env.bind(y, Value::from_int(DataType::Index(), fz.uniform(ylo, ylo + e0 - 1)));
+      int64_t zlo = eval_int(z_min, env), zext = eval_int(z_extent, env);
+      env.bind(z, Value::from_int(DataType::Index(), fz.uniform(zlo, zlo + zext - 1)));
+      ASSERT_EQ(eval_int(e, env), 1) << "case " << c << ": proved " << e;
+    }
+  }
+  EXPECT_GT(proven, kCases / 20);
+}
+
 // Vectors of 4 lanes built from ramps and broadcasts of random scalars, combined lane-wise.
 TEST(SimplifyFuzz, VectorExpressionsKeepTheirValue) {
   Fuzzer fz(31337);

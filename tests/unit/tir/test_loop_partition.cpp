@@ -101,6 +101,30 @@ TEST(LoopPartition, GoldenGuardOnTheInnerLoopWithSymbolicSplit) {
 )");
 }
 
+TEST(LoopPartition, GoldenSymbolicBoundOfANonDivisibleSplit) {
+  // The element count n is symbolic (an outer loop variable here, to run it).
+  Buffer a = vec("A", 100), b = vec("B", 10000);
+  Var n("n"), io("io"), ii("ii");
+  Expr i = io * 8 + ii;
+  Stmt body = make_IfThenElse(i < n, make_Store(b, make_Load(a, {i}), {n * 100 + i}));
+  PrimFunc f{"f", {a, b}, loop(n, 0, 100, loop(io, 0, 13, loop(ii, 0, 8, body)))};
+  EXPECT_EQ(to_string(partition_checked(f)), R"(func f(A: float32[100], B: float32[10000]) {
+  for (n, 0, 100) {
+    for (io, 0, n / 8) {
+      for (ii, 0, 8) {
+        B[n * 100 + io * 8 + ii] = A[io * 8 + ii]
+      }
+    }
+    for (io_1, n / 8, 13 - n / 8) {
+      for (ii, 0, min(max(n - io_1 * 8, 0), 8)) {
+        B[n * 100 + io_1 * 8 + ii] = A[io_1 * 8 + ii]
+      }
+    }
+  }
+}
+)");
+}
+
 TEST(LoopPartition, GoldenElseBranchRunsInTheRemainder) {
   Buffer b = vec("B", 8);
   Var i("i");
