@@ -90,12 +90,9 @@ int default_num_threads() {
 // The process-wide pool; g_launch_mutex guards it and serialises launches.
 std::mutex g_launch_mutex;
 std::unique_ptr<ThreadPool> g_pool;
-int g_num_threads = 0;  // 0: not chosen yet
-
-int chosen_num_threads() {
-  if (g_num_threads == 0) g_num_threads = default_num_threads();
-  return g_num_threads;
-}
+// The chosen thread count, 0 for the default; read without the lock, so that a parallel
+// body may ask for it.
+std::atomic<int> g_num_threads{0};
 
 /// Runs body on [begin, end) and turns an escaping exception into a status.
 int32_t call_body(tessel_parallel_body body, int64_t begin, int64_t end, void* env,
@@ -245,12 +242,12 @@ void set_num_threads(int num_threads) {
   std::lock_guard<std::mutex> lock(g_launch_mutex);
   int wanted = num_threads == 0 ? default_num_threads() : num_threads;
   if (g_pool && g_pool->num_threads() != wanted) g_pool.reset();
-  g_num_threads = wanted;
+  g_num_threads.store(num_threads);
 }
 
 int num_threads() {
-  std::lock_guard<std::mutex> lock(g_launch_mutex);
-  return chosen_num_threads();
+  int n = g_num_threads.load();
+  return n == 0 ? default_num_threads() : n;
 }
 
 bool in_parallel_region() {
@@ -265,7 +262,7 @@ int32_t parallel_for(int64_t extent, tessel_parallel_body body, void* env, std::
   if (t_in_parallel) return call_body(body, 0, extent > 0 ? extent : 0, env, error);
   try {
     std::lock_guard<std::mutex> lock(g_launch_mutex);
-    if (!g_pool) g_pool = std::make_unique<ThreadPool>(chosen_num_threads());
+    if (!g_pool) g_pool = std::make_unique<ThreadPool>(num_threads());
     int32_t status = g_pool->run(extent, body, env);
     if (status != TESSEL_OK && error) *error = g_pool->error_message();
     return status;

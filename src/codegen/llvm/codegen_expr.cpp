@@ -83,12 +83,19 @@ llvm::Value* FunctionCodeGen::emit_binary(ExprKind kind, const Expr& a, const Ex
     case ExprKind::GT:
     case ExprKind::GE:
       return emit_compare(kind, x, y, a.dtype());
-    case ExprKind::Div:
-    case ExprKind::Mod:
-      return emit_div_mod(kind == ExprKind::Div, x, y, b, t);
     default:
-      return emit_arith(kind, x, y, t);
+      break;
   }
+  bool bfloat = t.code == TypeCode::BFloat;  // computed in float32, see narrow_float
+  DataType compute = bfloat ? DataType::Float(32, t.lanes) : t;
+  if (bfloat) {
+    x = builder_.CreateFPExt(x, llvm_type(compute));
+    y = builder_.CreateFPExt(y, llvm_type(compute));
+  }
+  bool div_mod = kind == ExprKind::Div || kind == ExprKind::Mod;
+  llvm::Value* r = div_mod ? emit_div_mod(kind == ExprKind::Div, x, y, b, compute)
+                           : emit_arith(kind, x, y, compute);
+  return bfloat ? narrow_float(r, t) : r;
 }
 
 llvm::Value* FunctionCodeGen::emit_arith(ExprKind kind, llvm::Value* a, llvm::Value* b,
@@ -231,19 +238,41 @@ llvm::Value* FunctionCodeGen::emit_cast(llvm::Value* v, DataType from, DataType 
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
     return from.is_float() ? builder_.CreateFCmpUNE(v, zero) : builder_.CreateICmpNE(v, zero);
   }
+  llvm::Type* f32 = llvm_type(DataType::Float(32, to.lanes));
   if (from.is_float() && to.is_float()) {
-    if (from.bits == to.bits) {  // float16 <-> bfloat16: through float32
-      llvm::Type* f32 = llvm_type(DataType::Float(32, to.lanes));
-      return builder_.CreateFPTrunc(builder_.CreateFPExt(v, f32), type);
-    }
-    return from.bits < to.bits ? builder_.CreateFPExt(v, type) : builder_.CreateFPTrunc(v, type);
+    if (from.bits < to.bits) return builder_.CreateFPExt(v, type);
+    if (from.bits == to.bits) v = builder_.CreateFPExt(v, f32);  // float16 <-> bfloat16
+    return narrow_float(v, to);
   }
   bool from_signed = from.is_int();  // bool and uint extend with zeros
-  if (to.is_float())
-    return from_signed ? builder_.CreateSIToFP(v, type) : builder_.CreateUIToFP(v, type);
+  if (to.is_float()) {
+    bool via_f32 = to.code == TypeCode::BFloat;  // see narrow_float
+    llvm::Type* target = via_f32 ? f32 : type;
+    llvm::Value* r =
+        from_signed ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);
+    return via_f32 ? narrow_float(r, to) : r;
+  }
   if (from.is_float())
     return to.is_int() ? builder_.CreateFPToSI(v, type) : builder_.CreateFPToUI(v, type);
   return builder_.CreateIntCast(v, type, from_signed);
+}
+
+llvm::Value* FunctionCodeGen::narrow_float(llvm::Value* v, DataType to) {
+  llvm::Type* type = llvm_type(to);
+  if (to.code != TypeCode::BFloat) return builder_.CreateFPTrunc(v, type);
+  v = builder_.CreateFPTrunc(v, llvm_type(DataType::Float(32, to.lanes)));  // no-op for f32
+  llvm::Type* i32 = llvm_type(DataType::Int(32, to.lanes));
+  auto constant = [&](uint32_t c) { return llvm::ConstantInt::get(i32, c); };
+  llvm::Value* bits = builder_.CreateBitCast(v, i32);
+  // Round to nearest even: add 0x7fff plus the lowest kept bit, keep the high half.
+  llvm::Value* odd = builder_.CreateAnd(builder_.CreateLShr(bits, 16), constant(1));
+  llvm::Value* rounded =
+      builder_.CreateLShr(builder_.CreateAdd(bits, builder_.CreateAdd(odd, constant(0x7fff))), 16);
+  // NaN stays a (quiet) NaN.
+  llvm::Value* quiet_nan = builder_.CreateOr(builder_.CreateLShr(bits, 16), constant(0x40));
+  llvm::Value* high = builder_.CreateSelect(builder_.CreateFCmpUNO(v, v), quiet_nan, rounded);
+  llvm::Type* i16 = llvm_type(DataType::Int(16, to.lanes));
+  return builder_.CreateBitCast(builder_.CreateTrunc(high, i16), type);
 }
 
 llvm::Value* FunctionCodeGen::emit_ramp(const RampNode* op) {

@@ -1,8 +1,8 @@
 // FunctionCodeGen: math intrinsics.
 //
 // float32 exp, log, tanh, sigmoid and erf use our vectorisable approximations
-// (math_approx.h); float16 and bfloat16 are computed in float32. float64 uses LLVM's
-// intrinsics (exp, log: libm per lane for vectors) and libm's tanh / erf per lane.
+// (math_approx.h); float16 and bfloat16 intrinsics are computed in float32. float64 uses
+// LLVM's intrinsics (exp, log: libm per lane for vectors) and libm's tanh / erf per lane.
 // sqrt, abs, floor, ceil, round, trunc map to LLVM intrinsics (single instructions on
 // x86 and AArch64); pow is llvm.pow (libm per lane).
 #include <llvm/IR/Intrinsics.h>
@@ -40,79 +40,58 @@ llvm::Value* call_libm_per_lane(llvm::IRBuilderBase& b, llvm::Module& module, co
 llvm::Value* FunctionCodeGen::emit_call(const CallNode* op) {
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) args.push_back(emit(a));
-  llvm::Value* x = args[0];
   DataType t = op->dtype;
-  switch (op->op) {
+  if (!t.is_float()) {  // abs is the one integer intrinsic
+    TESSEL_ICHECK(op->op == Intrinsic::abs, "integer ", intrinsic_name(op->op));
+    if (!t.is_int()) return args[0];  // unsigned and bool
+    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder_.getFalse());
+  }
+  if (t.bits != 16) return emit_math(op->op, args, t);
+  // 16-bit floats are computed in float32 (no libcalls for half / bfloat arithmetic).
+  DataType wide = DataType::Float(32, t.lanes);
+  for (llvm::Value*& a : args) a = builder_.CreateFPExt(a, llvm_type(wide));
+  return narrow_float(emit_math(op->op, args, wide), t);
+}
+
+llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Value*>& args,
+                                        DataType t) {
+  llvm::Value* x = args[0];
+  auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
+  switch (op) {
     case Intrinsic::abs:
-      if (t.is_float()) return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-      if (!t.is_int()) return x;  // unsigned and bool
-      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder_.getFalse());
+      return unary(llvm::Intrinsic::fabs);
     case Intrinsic::sqrt:
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      return unary(llvm::Intrinsic::sqrt);
     case Intrinsic::rsqrt:
       return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0),
-                                 builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+                                 unary(llvm::Intrinsic::sqrt));
     case Intrinsic::floor:
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+      return unary(llvm::Intrinsic::floor);
     case Intrinsic::ceil:
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+      return unary(llvm::Intrinsic::ceil);
     case Intrinsic::trunc:
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
+      return unary(llvm::Intrinsic::trunc);
     case Intrinsic::round:
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::round, x);
+      return unary(llvm::Intrinsic::round);
     case Intrinsic::pow:
       return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, args[1]);
     case Intrinsic::exp:
+      return t.bits == 64 ? unary(llvm::Intrinsic::exp) : approx_exp_f32(builder_, x);
     case Intrinsic::log:
+      return t.bits == 64 ? unary(llvm::Intrinsic::log) : approx_log_f32(builder_, x);
     case Intrinsic::tanh:
-    case Intrinsic::sigmoid:
+      return t.bits == 64 ? call_libm_per_lane(builder_, module_, "tanh", x)
+                          : approx_tanh_f32(builder_, x);
     case Intrinsic::erf:
-      break;
-  }
-  if (t.bits == 64) {
-    auto exp64 = [&](llvm::Value* v) {
-      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v);
-    };
-    switch (op->op) {
-      case Intrinsic::exp:
-        return exp64(x);
-      case Intrinsic::log:
-        return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
-      case Intrinsic::sigmoid:
-        return emit_sigmoid(builder_, x, exp64);
-      case Intrinsic::tanh:
-        return call_libm_per_lane(builder_, module_, "tanh", x);
-      case Intrinsic::erf:
-        return call_libm_per_lane(builder_, module_, "erf", x);
-      default:
-        break;
-    }
-    TESSEL_INTERNAL_ERROR("unhandled float64 intrinsic ", intrinsic_name(op->op));
-  }
-  // float32, or a 16-bit float computed in float32.
-  llvm::Type* f32 = llvm_type(DataType::Float(32, t.lanes));
-  llvm::Value* x32 = t.bits == 32 ? x : builder_.CreateFPExt(x, f32);
-  llvm::Value* r = nullptr;
-  switch (op->op) {
-    case Intrinsic::exp:
-      r = approx_exp_f32(builder_, x32);
-      break;
-    case Intrinsic::log:
-      r = approx_log_f32(builder_, x32);
-      break;
-    case Intrinsic::tanh:
-      r = approx_tanh_f32(builder_, x32);
-      break;
-    case Intrinsic::erf:
-      r = approx_erf_f32(builder_, x32);
-      break;
+      return t.bits == 64 ? call_libm_per_lane(builder_, module_, "erf", x)
+                          : approx_erf_f32(builder_, x);
     case Intrinsic::sigmoid:
-      r = emit_sigmoid(builder_, x32, [&](llvm::Value* v) { return approx_exp_f32(builder_, v); });
-      break;
-    default:
-      TESSEL_INTERNAL_ERROR("unhandled intrinsic ", intrinsic_name(op->op));
+      return emit_sigmoid(builder_, x, [&](llvm::Value* v) {
+        return t.bits == 64 ? builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v)
+                            : approx_exp_f32(builder_, v);
+      });
   }
-  return t.bits == 32 ? r : builder_.CreateFPTrunc(r, llvm_type(t));
+  TESSEL_INTERNAL_ERROR("unhandled intrinsic ", intrinsic_name(op));
 }
 
 }  // namespace tessel::codegen

@@ -25,6 +25,7 @@
 
 namespace tessel::codegen {
 
+/// Translates one PrimFunc (and its parallel closures) into functions of an LLVM module.
 class FunctionCodeGen {
  public:
   /// Prepares to emit `func` into `module`; `emit()` does the work.
@@ -83,6 +84,10 @@ class FunctionCodeGen {
                             ir::DataType t);
   llvm::Value* emit_compare(ir::ExprKind kind, llvm::Value* a, llvm::Value* b, ir::DataType t);
   llvm::Value* emit_cast(llvm::Value* v, ir::DataType from, ir::DataType to);
+  /// Rounds a wider float value to the float type `to` (to nearest even). bfloat16 is
+  /// rounded with integer operations: LLVM would call a runtime helper (__truncsfbf2)
+  /// that older compiler runtimes lack.
+  llvm::Value* narrow_float(llvm::Value* v, ir::DataType to);
   llvm::Value* emit_ramp(const ir::RampNode* op);
   llvm::Value* emit_var(const ir::VarNode* op);
 
@@ -103,6 +108,8 @@ class FunctionCodeGen {
 
   // ---- math intrinsics (codegen_intrinsics.cpp) ----
   llvm::Value* emit_call(const ir::CallNode* op);
+  /// A float intrinsic on float32 or float64 values.
+  llvm::Value* emit_math(ir::Intrinsic op, const std::vector<llvm::Value*>& args, ir::DataType t);
 
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;

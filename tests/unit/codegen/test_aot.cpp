@@ -1,6 +1,7 @@
 // Ahead-of-time compilation: a shared library emitted by emit_shared_library, loaded with
 // runtime::Module and run; loader and linker failures give clear errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -31,7 +32,9 @@ std::vector<PrimFunc> kernels(int64_t n) {
 }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
+  // The process id keeps concurrent test runs apart.
+  return (std::filesystem::path(::testing::TempDir()) / (std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 template <class Fn>

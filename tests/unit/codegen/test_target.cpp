@@ -2,6 +2,7 @@
 // alignment, vector memory operations, closures) and the machine code (FMA and zmm
 // registers for AVX-512, NEON for AArch64, object file machine types).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -159,7 +160,7 @@ TEST(CrossCompilation, Aarch64ObjectAndAssembly) {
   Target aarch64 = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=generic");
   std::string text = emit_assembly({fma16()}, aarch64);
   EXPECT_NE(text.find("fmla"), std::string::npos) << text;  // NEON fused multiply-add
-  std::string path = ::testing::TempDir() + "tessel_fma16_aarch64.o";
+  std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_tessel_fma16_aarch64.o";
   emit_object_file({fma16()}, aarch64, path);
   std::ifstream file(path, std::ios::binary);
   unsigned char header[20] = {};

@@ -3,6 +3,7 @@
 // compiled kernels is tested end to end in tests/unit/codegen/test_aot.cpp.)
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -23,7 +24,9 @@ std::string message_of(const std::string& path) {
 }
 
 std::string temp(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
+  // The process id keeps concurrent test runs apart.
+  return (std::filesystem::path(::testing::TempDir()) / (std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 TEST(Module, LoadsALibraryAndFindsSymbols) {

@@ -172,9 +172,16 @@ TEST(ThreadPool, ThreadCountSettings) {
   EXPECT_EQ(tessel_set_num_threads(0), TESSEL_OK);
   int hardware = static_cast<int>(std::thread::hardware_concurrency());
   EXPECT_EQ(tessel_get_num_threads(), hardware > 0 ? hardware : 1);
-  // Changing the pool from inside a parallel body is refused, not a deadlock.
-  auto body = [](int64_t, int64_t, void*) -> int32_t { return tessel_set_num_threads(1); };
-  EXPECT_EQ(tessel_parallel_for(4, body, nullptr), TESSEL_ERR_INVALID_ARGUMENT);
+  // Reading the thread count inside a parallel body works; changing the pool there is
+  // refused (not a deadlock).
+  auto read = [](int64_t, int64_t, void*) -> int32_t {
+    return tessel_get_num_threads() == 2 ? 0 : 1;
+  };
+  EXPECT_EQ(tessel_set_num_threads(2), TESSEL_OK);
+  EXPECT_EQ(tessel_parallel_for(4, read, nullptr), TESSEL_OK);
+  auto change = [](int64_t, int64_t, void*) -> int32_t { return tessel_set_num_threads(1); };
+  EXPECT_EQ(tessel_parallel_for(4, change, nullptr), TESSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tessel_set_num_threads(0), TESSEL_OK);
 }
 
 TEST(ThreadPool, SleepingWorkersWakeUp) {
