@@ -1,5 +1,6 @@
 // loop_partition: for each loop (outermost first) find guards whose truth region in the loop
-// variable is a prefix or a suffix of the loop range, split the loop there and recurse.
+// variable is a prefix or a suffix of the loop range, split the loop there and recurse; when
+// none splits it, version its body on the guards inside (loop_versioning) and recurse.
 #include "tir/loop_partition.h"
 
 #include <optional>
@@ -10,6 +11,8 @@
 #include "arith/analyzer.h"
 #include "arith/linear_form.h"
 #include "ir/functor.h"
+#include "ir/printer.h"
+#include "tir/loop_versioning.h"
 #include "tir/simplify.h"
 
 namespace tessel::tir {
@@ -18,15 +21,6 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 using ir::Var;
-
-void flatten_and(const Expr& e, std::vector<Expr>& out) {
-  if (const auto* a = e.as<ir::AndNode>()) {
-    flatten_and(a->a, out);
-    flatten_and(a->b, out);
-  } else {
-    out.push_back(e);
-  }
-}
 
 /// A place to split a loop: the conjunct `conjunct` of `node`'s condition holds for every
 /// v < point (true_below) or every v >= point; when false_beyond, it fails everywhere else.
@@ -92,8 +86,7 @@ class GuardFinder : public ir::IRVisitor {
   }
 
   void analyze(const ir::IfThenElseNode* op) {
-    std::vector<Expr> conjuncts;
-    flatten_and(op->condition, conjuncts);
+    std::vector<Expr> conjuncts = conjuncts_of(op->condition);
     for (size_t k = 0; k < conjuncts.size(); ++k) {
       Expr cond = substitute_lets(conjuncts[k]);
       if (!ir::uses_var(cond, loop_->var)) continue;
@@ -177,27 +170,6 @@ class GuardFinder : public ir::IRVisitor {
   std::vector<Split> splits_;
 };
 
-/// Drops conjunct `k` of the condition of one IfThenElse node.
-class ConjunctRemover : public ir::IRMutator {
- public:
-  ConjunctRemover(const ir::IfThenElseNode* node, size_t k) : node_(node), k_(k) {}
-
-  Stmt mutate_IfThenElse(const ir::IfThenElseNode* op, const Stmt& self) override {
-    if (op != node_) return IRMutator::mutate_IfThenElse(op, self);
-    std::vector<Expr> conjuncts;
-    flatten_and(op->condition, conjuncts);
-    conjuncts.erase(conjuncts.begin() + static_cast<std::ptrdiff_t>(k_));
-    if (conjuncts.empty()) return op->then_case;
-    Expr cond = conjuncts[0];
-    for (size_t i = 1; i < conjuncts.size(); ++i) cond = ir::make_And(cond, conjuncts[i]);
-    return ir::make_IfThenElse(cond, op->then_case, op->else_case);
-  }
-
- private:
-  const ir::IfThenElseNode* node_;
-  size_t k_;
-};
-
 /// Replaces one IfThenElse node by its else branch (or nothing): its condition is false.
 class GuardDropper : public ir::IRMutator {
  public:
@@ -214,14 +186,43 @@ class GuardDropper : public ir::IRMutator {
 
 class Partitioner : public ir::IRMutator {
  public:
+  /// Mutates `s`, the body of a loop or of the function: versions it on its guards first.
+  Stmt mutate_body(const Stmt& s) {
+    if (vector_loops_ > 0 || depth_ >= kMaxVersionDepth) return mutate(s);
+    std::optional<Versioning> v = version_guards(s, analyzer_, done_);
+    if (!v) return mutate(s);
+    if (v->version) pending_[v->version] = v->families;
+    return mutate(v->stmt);
+  }
+
+  /// Whether every version made was visited (its families were known inside it).
+  bool versions_done() const { return pending_.empty(); }
+
   Stmt mutate_For(const ir::ForNode* op, const Stmt& self) override {
     if (op->for_kind != ir::ForKind::ThreadBinding && !keep_.count(op->var.get())) {
       for (const Split& s : GuardFinder(op, analyzer_).find())
         if (std::optional<Stmt> r = partition(op, s)) return *r;
     }
+    bool vectorized = op->for_kind == ir::ForKind::Vectorized;
     analyzer_.bind(op->var, op->min, op->extent);
-    Stmt r = IRMutator::mutate_For(op, self);
+    vector_loops_ += vectorized;
+    Stmt body = mutate_body(op->body);
+    vector_loops_ -= vectorized;
     analyzer_.unbind(op->var);
+    return body.same_as(op->body) ? self : rebuild(op, op->var, op->min, op->extent, body);
+  }
+
+  Stmt mutate_IfThenElse(const ir::IfThenElseNode* op, const Stmt& self) override {
+    auto it = pending_.find(op);
+    if (it == pending_.end()) return IRMutator::mutate_IfThenElse(op, self);
+    // A version made by mutate_body: its families are not versioned again inside it.
+    size_t outer = done_.size();
+    done_.insert(done_.end(), it->second.begin(), it->second.end());
+    pending_.erase(it);
+    ++depth_;
+    Stmt r = IRMutator::mutate_IfThenElse(op, self);
+    --depth_;
+    done_.resize(outer);
     return r;
   }
 
@@ -234,7 +235,7 @@ class Partitioner : public ir::IRMutator {
     bool none = s.true_below ? analyzer_.can_prove(s.point <= op->min)
                              : analyzer_.can_prove(s.point >= end);
     if (none) return std::nullopt;
-    Stmt freed = ConjunctRemover(s.node, s.conjunct).mutate(op->body);
+    Stmt freed = drop_conjuncts(op->body, {{s.node, {s.conjunct}}});
     if (all) return mutate(simplify(rebuild(op, op->var, op->min, op->extent, freed)));
     Expr lo_extent = analyzer_.simplify(s.point - op->min);
     Expr hi_extent = analyzer_.simplify(end - s.point);
@@ -265,12 +266,20 @@ class Partitioner : public ir::IRMutator {
   // Loop variables of guarded remainders: not partitioned again at their own level.
   std::unordered_set<const ir::VarNode*> keep_;
   std::vector<Var> fresh_vars_;  // keeps the keys of keep_ alive
+  // Versions made by mutate_body, not yet mutated, with their guard families.
+  std::unordered_map<const ir::IfThenElseNode*, std::vector<Expr>> pending_;
+  std::vector<Expr> done_;  // the families of the versions around the current statement
+  int depth_ = 0;           // how many versions are around it
+  int vector_loops_ = 0;    // how many vectorized loops are around it
 };
 
 }  // namespace
 
 Stmt loop_partition(const Stmt& s) {
-  return Partitioner().mutate(s);
+  Partitioner partitioner;
+  Stmt r = partitioner.mutate_body(s);
+  TESSEL_ICHECK(partitioner.versions_done(), "loop_partition: a version was not visited in\n", r);
+  return r;
 }
 
 ir::PrimFunc loop_partition(const ir::PrimFunc& f) {

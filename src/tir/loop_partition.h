@@ -21,13 +21,26 @@
 // and a tail for i_outer = 31 whose inner loop is partitioned at i_inner = 8.
 // Guards that are not linear in the loop variable (i % 4 < 2, min/max of it, a product
 // with another variable) leave the loop alone.
+//
+// Versioning (loop_versioning.h) handles the guards no loop splits at. Before the body of
+// each loop that was not partitioned (and the function body) is processed, the guards inside
+// it that hold for all iterations of the loops between it and them under some condition H on
+// the enclosing loops are versioned there: `if (H) { region without them } else { region }`,
+// the region being the smallest part of the body holding those guards. Bodies are visited
+// outermost first, so a version lands as far out as H is not provably false: after a fuse,
+// `parallel (f, ...) { allocate { unrolled (i, 0, 6) { if (f % 171 * 6 + i < 1024) ... }
+// ... } }` becomes `parallel (f, ...) { allocate { if (f % 171 < 170) { the whole tile
+// unguarded, extents constant } else { the tile guarded, then partitioned } } }`. A guard
+// whose H provably holds is just dropped, and none with a provably false H is versioned: no
+// code is duplicated for a condition decided at compile time. See loop_versioning.h for the
+// limits on code growth.
 #pragma once
 
 #include "ir/stmt.h"
 
 namespace tessel::tir {
 
-/// Partitions loops around their guards; see the file comment.
+/// Partitions (and versions) loops around their guards; see the file comment.
 ir::Stmt loop_partition(const ir::Stmt& s);
 ir::PrimFunc loop_partition(const ir::PrimFunc& f);
 

@@ -54,7 +54,12 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
 INSTANTIATE_TEST_SUITE_P(Shapes, MatmulE2E,
                          ::testing::Values(MatmulShape{1, 16, 1}, MatmulShape{7, 16, 5},
                                            MatmulShape{13, 32, 17}, MatmulShape{64, 48, 33},
-                                           MatmulShape{5, 64, 1}, MatmulShape{33, 16, 64}));
+                                           MatmulShape{5, 64, 1}, MatmulShape{33, 16, 64}),
+                         [](const auto& info) {
+                           const MatmulShape& p = info.param;
+                           return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                                  std::to_string(p.k);
+                         });
 
 struct ConvShape {
   int64_t c, hw, k, r, stride, pad;
@@ -87,7 +92,13 @@ TEST_P(Conv2dE2E, DirectScheduleMatchesNaiveLoops) {
 INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dE2E,
                          ::testing::Values(ConvShape{3, 9, 5, 3, 1, 1}, ConvShape{8, 8, 8, 3, 1, 1},
                                            ConvShape{1, 7, 1, 1, 1, 0}, ConvShape{4, 11, 6, 3, 2, 1},
-                                           ConvShape{5, 10, 9, 5, 1, 2}));
+                                           ConvShape{5, 10, 9, 5, 1, 2}),
+                         [](const auto& info) {
+                           const ConvShape& p = info.param;
+                           return "c" + std::to_string(p.c) + "_hw" + std::to_string(p.hw) + "_k" +
+                                  std::to_string(p.k) + "_r" + std::to_string(p.r) + "_s" +
+                                  std::to_string(p.stride) + "_p" + std::to_string(p.pad);
+                         });
 
 class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};
 
@@ -113,7 +124,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SoftmaxE2E,
                          ::testing::Values(std::pair<int64_t, int64_t>{1, 1},
                                            std::pair<int64_t, int64_t>{3, 13},
                                            std::pair<int64_t, int64_t>{16, 128},
-                                           std::pair<int64_t, int64_t>{5, 1000}));
+                                           std::pair<int64_t, int64_t>{5, 1000}),
+                         [](const auto& info) {
+                           return std::to_string(info.param.first) + "x" +
+                                  std::to_string(info.param.second);
+                         });
 
 TEST(KernelRun, RejectsMisalignedAndMiscountedArguments) {
   te::Tensor a = te::placeholder({8}, ir::DataType::Float(32), "a");

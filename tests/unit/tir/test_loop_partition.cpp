@@ -6,6 +6,7 @@
 #include "ir/structural.h"
 #include "pass_test_util.h"
 #include "tir/loop_partition.h"
+#include "tir/loop_versioning.h"
 #include "tir/verify.h"
 
 namespace tessel::tir {
@@ -318,6 +319,343 @@ TEST(LoopPartition, RandomGuardedNestsKeepTheirMeaning) {
     partitioned += !structural_equal(f.body, out.body);
   }
   EXPECT_GT(partitioned, 100);
+}
+
+// ---- Versioning: guards no loop can be split at ----
+
+Stmt kind_loop(ForKind kind, const Var& v, Expr min, Expr extent, Stmt body) {
+  return make_For(v, std::move(min), std::move(extent), kind, std::move(body));
+}
+
+// The matmul tile after a fuse, M = 10 rows in tiles of 4, N = 8 columns in panels of 4:
+// f = fused(j.outer, i.outer), i.outer = f % 3; the last row tile is guarded.
+PrimFunc fused_tile_func() {
+  Buffer a = vec("A", 50), b = vec("B", 40), c = vec("C", 80);
+  Buffer acc = Buffer::make("C.local", f32, {make_int(16)}, MemoryScope::Local);
+  Var f("f"), i("i"), j("j"), k("k"), ii("i.inner"), jj("j.inner");
+  auto row_guard = [&](const Var& r, Stmt body) {
+    return make_IfThenElse(f % 3 * 4 + r < 10, body);
+  };
+  auto vec4 = [&](const Var& v, Stmt body) {
+    return kind_loop(ForKind::Vectorized, v, 0, 4, body);
+  };
+  auto unroll4 = [&](const Var& v, Stmt body) {
+    return kind_loop(ForKind::Unrolled, v, 0, 4, body);
+  };
+  Expr cell = i * 4 + j;
+  Expr product = make_Load(a, {(f % 3 * 4 + i) * 5 + k}) * make_Load(b, {k * 8 + f / 3 * 4 + j});
+  Stmt zero = make_Store(acc, make_float(0.0f), {cell});
+  Stmt accumulate = make_Store(acc, make_Load(acc, {cell}) + product, {cell});
+  Expr out_index = (f % 3 * 4 + ii) * 8 + f / 3 * 4 + jj;
+  Stmt write_back = make_Store(c, make_Load(acc, {ii * 4 + jj}), {out_index});
+  Stmt init = unroll4(i, row_guard(i, vec4(j, zero)));
+  Stmt update = loop(k, 0, 5, unroll4(i, row_guard(i, vec4(j, accumulate))));
+  Stmt copy = loop(ii, 0, 4, row_guard(ii, vec4(jj, write_back)));
+  Stmt tile = make_Allocate(acc, make_Seq({init, update, copy}));
+  return PrimFunc{"tile", {a, b, c}, kind_loop(ForKind::Parallel, f, 0, 6, tile)};
+}
+
+TEST(LoopVersioning, GoldenFusedTileIsVersionedAroundTheWholeTile) {
+  PrimFunc out = partition_checked(fused_tile_func());
+  EXPECT_EQ(to_string(out), R"(func tile(A: float32[50], B: float32[40], C: float32[80]) {
+  parallel (f, 0, 6) {
+    allocate C.local: float32[16] local {
+      if (f % 3 < 2) {
+        unrolled (i, 0, 4) {
+          vectorized (j, 0, 4) {
+            C.local[i * 4 + j] = 0.0f
+          }
+        }
+        for (k, 0, 5) {
+          unrolled (i, 0, 4) {
+            vectorized (j, 0, 4) {
+              C.local[i * 4 + j] = C.local[i * 4 + j] + A[(f % 3 * 4 + i) * 5 + k] * B[k * 8 + f / 3 * 4 + j]
+            }
+          }
+        }
+        for (i.inner, 0, 4) {
+          vectorized (j.inner, 0, 4) {
+            C[(f % 3 * 4 + i.inner) * 8 + f / 3 * 4 + j.inner] = C.local[i.inner * 4 + j.inner]
+          }
+        }
+      } else {
+        unrolled (i, 0, min(10 - f % 3 * 4, 4)) {
+          vectorized (j, 0, 4) {
+            C.local[i * 4 + j] = 0.0f
+          }
+        }
+        for (k, 0, 5) {
+          unrolled (i, 0, min(10 - f % 3 * 4, 4)) {
+            vectorized (j, 0, 4) {
+              C.local[i * 4 + j] = C.local[i * 4 + j] + A[f % 3 * 20 + i * 5 + k] * B[k * 8 + f / 3 * 4 + j]
+            }
+          }
+        }
+        for (i.inner, 0, min(10 - f % 3 * 4, 4)) {
+          vectorized (j.inner, 0, 4) {
+            C[f % 3 * 32 + i.inner * 8 + f / 3 * 4 + j.inner] = C.local[i.inner * 4 + j.inner]
+          }
+        }
+      }
+    }
+  }
+}
+)");
+}
+
+TEST(LoopVersioning, GoldenGuardInAPlainNestedLoop) {
+  Buffer b = vec("B", 24);
+  Var i("i"), j("j");
+  Stmt body = make_IfThenElse(i * i + j < 20, make_Store(b, make_float(1.0f), {i * 4 + j}));
+  PrimFunc out = partition_checked(PrimFunc{"f", {b}, loop(i, 0, 6, loop(j, 0, 4, body))});
+  EXPECT_EQ(to_string(out), R"(func f(B: float32[24]) {
+  for (i, 0, 6) {
+    if (i * i < 17) {
+      for (j, 0, 4) {
+        B[i * 4 + j] = 1.0f
+      }
+    } else {
+      for (j, 0, min(max(20 - i * i, 0), 4)) {
+        B[i * 4 + j] = 1.0f
+      }
+    }
+  }
+}
+)");
+}
+
+TEST(LoopVersioning, GoldenConditionDecidedAtCompileTimeDuplicatesNothing) {
+  Buffer b = vec("B", 24);
+  Var f("f"), i("i");
+  // f % 3 * 4 + i is at most 11: the first guard always holds, the second never does for
+  // every i at once (it is left to loop partitioning).
+  Stmt always = make_IfThenElse(f % 3 * 4 + i < 12, make_Store(b, make_float(1.0f), {f * 4 + i}));
+  Stmt never = make_IfThenElse(f % 3 * 4 + i < 2, make_Store(b, make_float(2.0f), {f * 4 + i}));
+  PrimFunc out = partition_checked(
+      PrimFunc{"f", {b}, loop(f, 0, 6, make_Seq({loop(i, 0, 4, always), loop(i, 0, 4, never)}))});
+  EXPECT_EQ(to_string(out), R"(func f(B: float32[24]) {
+  for (f, 0, 6) {
+    for (i, 0, 4) {
+      B[f * 4 + i] = 1.0f
+    }
+    for (i, 0, max(2 - f % 3 * 4, 0)) {
+      B[f * 4 + i] = 2.0f
+    }
+  }
+}
+)");
+}
+
+TEST(LoopVersioning, GoldenNonStrictComparisonsGiveExactConditions) {
+  // f % 3 * 2 + i <= 5 holds for all i iff f % 3 * 2 + 3 <= 5; f % 3 * 2 - i >= -1 iff
+  // f % 3 * 2 - 3 >= -1.
+  Buffer b = vec("B", 24);
+  Var f("f"), i("i");
+  Stmt store = make_Store(b, make_float(1.0f), {f * 4 + i});
+  Stmt le = make_IfThenElse(f % 3 * 2 + i <= 5, store);
+  Stmt ge = make_IfThenElse(f % 3 * 2 - i >= -1, store);
+  auto partitioned = [&](const Stmt& guarded) {
+    return to_string(partition_checked(PrimFunc{"f", {b}, loop(f, 0, 6, loop(i, 0, 4, guarded))}));
+  };
+  EXPECT_EQ(partitioned(le), R"(func f(B: float32[24]) {
+  for (f, 0, 6) {
+    if (f % 3 < 2) {
+      for (i, 0, 4) {
+        B[f * 4 + i] = 1.0f
+      }
+    } else {
+      for (i, 0, min(6 - f % 3 * 2, 4)) {
+        B[f * 4 + i] = 1.0f
+      }
+    }
+  }
+}
+)");
+  EXPECT_EQ(partitioned(ge), R"(func f(B: float32[24]) {
+  for (f, 0, 6) {
+    if (0 < f % 3) {
+      for (i, 0, 4) {
+        B[f * 4 + i] = 1.0f
+      }
+    } else {
+      for (i, 0, min(f % 3 * 2 + 2, 4)) {
+        B[f * 4 + i] = 1.0f
+      }
+    }
+  }
+}
+)");
+}
+
+/// Counts versions: ifs with loops in both branches (the inputs below have no such if).
+int count_versions(const Stmt& s) {
+  struct Counter : IRVisitor {
+    void visit_IfThenElse(const IfThenElseNode* op) override {
+      versions += op->else_case.defined() && has_loop(op->then_case) && has_loop(op->else_case);
+      IRVisitor::visit_IfThenElse(op);
+    }
+    static bool has_loop(const Stmt& s) {
+      struct Finder : IRVisitor {
+        void visit_For(const ForNode*) override { found = true; }
+        bool found = false;
+      } finder;
+      finder.visit(s);
+      return finder.found;
+    }
+    int versions = 0;
+  } counter;
+  counter.visit(s);
+  return counter.versions;
+}
+
+TEST(LoopVersioning, NestedFamiliesAreVersionedAtMostTwoDeep) {
+  // Three guards, each undecided one loop deeper: p's at p's body, q's at q's body (in
+  // both versions of p's), r's would need a third version around it and stays guarded.
+  Buffer b = vec("B", 4 * 4 * 4 * 3 * 3 * 3);
+  Var p("p"), q("q"), r("r"), i("i"), j("j"), k("k");
+  Expr guard = p % 2 * 3 + i < 5 && q % 2 * 3 + j < 4 && r % 2 * 3 + k < 5;
+  Expr index = ((((p * 4 + q) * 4 + r) * 3 + i) * 3 + j) * 3 + k;
+  Stmt body = make_IfThenElse(guard, make_Store(b, make_float(1.0f), {index}));
+  Stmt nest = loop(p, 0, 4,
+                   loop(q, 0, 4, loop(r, 0, 4, loop(i, 0, 3, loop(j, 0, 3, loop(k, 0, 3, body))))));
+  PrimFunc out = partition_checked(PrimFunc{"f", {b}, nest});
+  EXPECT_EQ(count_versions(out.body), 3) << out;
+  static_assert(kMaxVersionDepth == 2, "update the expected count");
+}
+
+TEST(LoopVersioning, RegionsLargerThanTheLimitAreNotDuplicated) {
+  // A tile of n guarded loops (3 statements each, and the Seq): versioned while it fits.
+  int64_t fits = (kMaxVersionedStmts - 1) / 3;
+  for (int64_t n : {fits, fits + 1}) {
+    Buffer b = vec("B", 6 * n * 2);
+    Var f("f"), i("i");
+    std::vector<Stmt> tile;
+    for (int64_t c = 0; c < n; ++c) {
+      Stmt store = make_Store(b, make_float(static_cast<double>(c)), {(f * n + c) * 2 + i});
+      tile.push_back(loop(i, 0, 2, make_IfThenElse(f % 3 * 2 + i < 5, store)));
+    }
+    PrimFunc out = partition_checked(PrimFunc{"f", {b}, loop(f, 0, 6, make_Seq(tile))});
+    EXPECT_EQ(count_versions(out.body), n == fits ? 1 : 0) << "tile of " << n << " loops";
+  }
+}
+
+TEST(LoopVersioning, NoVersionInsideAVectorizedLoopOrOnMemory) {
+  Buffer a = Buffer::make("A", DataType::Index(), {make_int(6)}), b = vec("B", 24);
+  Var f("f"), i("i");
+  Stmt store = make_Store(b, make_float(1.0f), {f * 4 + i});
+  // A version inside a vectorized loop would branch on its lanes.
+  Stmt in_vector = kind_loop(ForKind::Vectorized, f, 0, 6,
+                             loop(i, 0, 4, make_IfThenElse(f % 3 * 2 + i < 5, store)));
+  // A condition read from memory could change between the version and the guard.
+  Stmt on_memory = loop(f, 0, 6, loop(i, 0, 4, make_IfThenElse(make_Load(a, {f}) + i < 5, store)));
+  for (const Stmt& s : {in_vector, on_memory}) {
+    PrimFunc out = partition_checked(PrimFunc{"f", {a, b}, s});
+    EXPECT_EQ(count_versions(out.body), 0) << out;
+  }
+}
+
+int uniform(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+/// A random term in o that no loop can be split at: o % m, o / m, o * o or a min.
+Expr random_nonlinear_term(std::mt19937& rng, const Var& o) {
+  switch (uniform(rng, 0, 3)) {
+    case 0:
+      return o % uniform(rng, 2, 5) * uniform(rng, 1, 4);
+    case 1:
+      return o / uniform(rng, 2, 4) * uniform(rng, -3, 4);
+    case 2:
+      return o * o;
+    default:
+      return ir::min(o % 4, make_int(uniform(rng, 0, 3))) * uniform(rng, 1, 3);
+  }
+}
+
+/// A random comparison of `term` plus the variables in `vars` with a constant.
+Expr random_guard(std::mt19937& rng, const Expr& term, const std::vector<Var>& vars) {
+  Expr lhs = term * uniform(rng, -1, 2) + uniform(rng, -6, 6);
+  for (const Var& v : vars) lhs = lhs + v * uniform(rng, -2, 2);
+  Expr rhs = make_int(uniform(rng, -10, 14));
+  switch (uniform(rng, 0, 3)) {
+    case 0:
+      return lhs < rhs;
+    case 1:
+      return lhs <= rhs;
+    case 2:
+      return lhs > rhs;
+    default:
+      return lhs >= rhs;
+  }
+}
+
+/// A random tile inside loop o over [o_min, o_min + o_extent): a nest of 1 or 2 loops of
+/// random kinds accumulating into `out` (sized here), plus `scratch`[0]; a guard on `term`
+/// and the loop variables (sometimes a conjunction) wraps the store (with or without an
+/// else) or the innermost loop.
+Stmt random_tile(std::mt19937& rng, const Var& o, int o_min, int o_extent, const Expr& term,
+                 const std::string& out_name, const Buffer& scratch, Buffer& out) {
+  const ForKind kinds[] = {ForKind::Serial, ForKind::Unrolled, ForKind::Vectorized,
+                           ForKind::Parallel};
+  int depth = uniform(rng, 1, 2);
+  std::vector<Var> vars;
+  std::vector<int> mins, extents;
+  int64_t size = o_extent;
+  for (int d = 0; d < depth; ++d) {
+    vars.push_back(Var(std::string(1, "ij"[d])));
+    mins.push_back(uniform(rng, -2, 2));
+    extents.push_back(uniform(rng, 1, 6));
+    size *= extents.back();
+  }
+  out = Buffer::make(out_name, DataType::Index(), {make_int(size)});
+  Expr index = o - o_min;
+  for (int d = 0; d < depth; ++d) index = index * extents[d] + (vars[d] - mins[d]);
+  bool around_store = uniform(rng, 0, 1) == 1;
+  std::vector<Var> in_scope(vars.begin(), vars.end() - (around_store ? 0 : 1));
+  Expr cond = random_guard(rng, term, in_scope);
+  if (uniform(rng, 0, 3) == 0) cond = cond && random_guard(rng, term, in_scope);
+  Expr value = make_Load(out, {index}) + index * 3 + make_Load(scratch, {0});
+  Stmt body = make_Store(out, value, {index});
+  if (around_store) {
+    Stmt else_case = uniform(rng, 0, 1) ? make_Store(out, make_int(-7), {index}) : Stmt();
+    body = make_IfThenElse(cond, body, else_case);
+  }
+  for (int d = depth - 1; d >= 0; --d) {
+    body = make_For(vars[d], mins[d], extents[d], kinds[uniform(rng, 0, 3)], body);
+    if (d == depth - 1 && !around_store) body = make_IfThenElse(cond, body);
+  }
+  return body;
+}
+
+// Random tiles (1 to 3) inside an outer loop o, under an allocation and sometimes a let
+// holding the non-linear term: versioning must not change what is stored, and must
+// happen often.
+TEST(LoopVersioning, RandomTilesKeepTheirMeaning) {
+  std::mt19937 rng(7);
+  const char* const names[] = {"B0", "B1", "B2"};
+  int versioned = 0;
+  for (int c = 0; c < 300; ++c) {
+    Var o("o"), t("t");
+    int o_min = uniform(rng, -3, 3), o_extent = uniform(rng, 1, 12);
+    Expr term = random_nonlinear_term(rng, o);
+    bool let_above = uniform(rng, 0, 2) == 0;
+    Buffer scratch = Buffer::make("S", DataType::Index(), {make_int(1)}, MemoryScope::Local);
+    std::vector<Buffer> params(uniform(rng, 1, 3));
+    std::vector<Stmt> tiles = {make_Store(scratch, o * 5, {0})};
+    for (size_t k = 0; k < params.size(); ++k)
+      tiles.push_back(random_tile(rng, o, o_min, o_extent, let_above ? Expr(t) : term, names[k],
+                                  scratch, params[k]));
+    Stmt body = make_Allocate(scratch, make_Seq(tiles));
+    if (let_above) body = make_LetStmt(t, term, body);
+    PrimFunc f{"f", params, loop(o, o_min, o_extent, body)};
+    PrimFunc out = loop_partition(f);
+    SCOPED_TRACE(to_string(f));
+    verify_func(out);
+    expect_same_results(f, out, 2);
+    if (HasFailure()) return;
+    versioned += count_versions(out.body) > 0;
+  }
+  EXPECT_GT(versioned, 60);
 }
 
 }  // namespace
