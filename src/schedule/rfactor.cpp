@@ -45,7 +45,7 @@ std::vector<ir::IterVar> copy_axes(const te::Operation& op) {
 
 }  // namespace
 
-te::Tensor Schedule::rfactor(const te::Tensor& tensor, const std::string& loop, int factor_axis) {
+te::Tensor Schedule::rfactor(const te::Tensor& tensor, std::string loop, int factor_axis) {
   Stage& s = compute_stage(tensor, "rfactor");
   const te::Operation old = s.op;
   if (!old->has_reduction())

@@ -121,10 +121,10 @@ void Schedule::check_transformable(const Stage& stage, const std::string& loop,
                                    const char* primitive) const {
   ir::ForKind kind = stage.find_loop(loop)->for_kind;
   if (kind != ir::ForKind::Serial)
-    throw ScheduleError(stage.name, loop,
-                        detail::concat(primitive, ": the loop is annotated ",
-                                       ir::for_kind_name(kind),
-                                       "; transform the loop before annotating it"));
+    throw ScheduleError(
+        stage.name, loop,
+        detail::concat(primitive, ": the loop is annotated ", ir::for_kind_name(kind),
+                       "; transform the loop before annotating it"));
   for (const Stage& s : stages_)
     if (s.attach == AttachKind::At && s.attach_stage == stage.name && s.attach_loop == loop)
       throw ScheduleError(stage.name, loop,
@@ -170,7 +170,7 @@ std::pair<std::string, std::string> Schedule::do_split(Stage& stage, const std::
   return {outer, inner};
 }
 
-std::pair<std::string, std::string> Schedule::split(const StageRef& ref, const std::string& loop,
+std::pair<std::string, std::string> Schedule::split(const StageRef& ref, std::string loop,
                                                     int64_t factor) {
   Stage& s = compute_stage(ref, "split");
   check_leaf(s, loop);
@@ -183,8 +183,7 @@ std::pair<std::string, std::string> Schedule::split(const StageRef& ref, const s
   return result;
 }
 
-std::pair<std::string, std::string> Schedule::split_nparts(const StageRef& ref,
-                                                           const std::string& loop,
+std::pair<std::string, std::string> Schedule::split_nparts(const StageRef& ref, std::string loop,
                                                            int64_t nparts) {
   Stage& s = compute_stage(ref, "split_nparts");
   check_leaf(s, loop);
@@ -197,8 +196,8 @@ std::pair<std::string, std::string> Schedule::split_nparts(const StageRef& ref,
   return result;
 }
 
-TileLoops Schedule::tile(const StageRef& ref, const std::string& x, const std::string& y,
-                         int64_t x_factor, int64_t y_factor) {
+TileLoops Schedule::tile(const StageRef& ref, std::string x, std::string y, int64_t x_factor,
+                         int64_t y_factor) {
   Stage& s = compute_stage(ref, "tile");
   check_leaf(s, x);
   check_leaf(s, y);
@@ -223,8 +222,7 @@ TileLoops Schedule::tile(const StageRef& ref, const std::string& x, const std::s
   return TileLoops{xo, yo, xi, yi};
 }
 
-std::string Schedule::fuse(const StageRef& ref, const std::string& outer,
-                           const std::string& inner) {
+std::string Schedule::fuse(const StageRef& ref, std::string outer, std::string inner) {
   Stage& s = compute_stage(ref, "fuse");
   check_leaf(s, outer);
   check_leaf(s, inner);
@@ -255,7 +253,7 @@ std::string Schedule::fuse(const StageRef& ref, const std::string& outer,
   return fused;
 }
 
-void Schedule::reorder(const StageRef& ref, const std::vector<std::string>& loops) {
+void Schedule::reorder(const StageRef& ref, std::vector<std::string> loops) {
   Stage& s = compute_stage(ref, "reorder");
   std::set<std::string> seen;
   std::vector<int> slots;
@@ -292,13 +290,13 @@ void Schedule::annotate(const StageRef& ref, const std::string& loop, ir::ForKin
   record(primitive, {{"stage", s.name}, {"loop", loop}});
 }
 
-void Schedule::parallel(const StageRef& stage, const std::string& loop) {
+void Schedule::parallel(const StageRef& stage, std::string loop) {
   annotate(stage, loop, ir::ForKind::Parallel, "parallel");
 }
-void Schedule::vectorize(const StageRef& stage, const std::string& loop) {
+void Schedule::vectorize(const StageRef& stage, std::string loop) {
   annotate(stage, loop, ir::ForKind::Vectorized, "vectorize");
 }
-void Schedule::unroll(const StageRef& stage, const std::string& loop) {
+void Schedule::unroll(const StageRef& stage, std::string loop) {
   annotate(stage, loop, ir::ForKind::Unrolled, "unroll");
 }
 

@@ -46,6 +46,8 @@ struct TileLoops {
   std::string x_outer, y_outer, x_inner, y_inner;
 };
 
+/// Loop names are taken by value: callers may pass names held by the schedule itself
+/// (e.g. `s.stage(x).leaves[0]`), which the primitive changes.
 class Schedule {
  public:
   /// One stage per operation reachable from `outputs`, each computed at the root.
@@ -65,31 +67,31 @@ class Schedule {
 
   // ---- loop transformations ----
   /// Splits leaf `loop` by `factor` (the inner extent); returns {outer, inner}.
-  std::pair<std::string, std::string> split(const StageRef& stage, const std::string& loop,
+  std::pair<std::string, std::string> split(const StageRef& stage, std::string loop,
                                             int64_t factor);
   /// Splits leaf `loop` into `nparts` outer iterations; returns {outer, inner}.
-  std::pair<std::string, std::string> split_nparts(const StageRef& stage, const std::string& loop,
+  std::pair<std::string, std::string> split_nparts(const StageRef& stage, std::string loop,
                                                    int64_t nparts);
   /// Splits x and y and puts the four loops x.outer, y.outer, x.inner, y.inner, in this
   /// order, in the places the splits left.
-  TileLoops tile(const StageRef& stage, const std::string& x, const std::string& y,
-                 int64_t x_factor, int64_t y_factor);
+  TileLoops tile(const StageRef& stage, std::string x, std::string y, int64_t x_factor,
+                 int64_t y_factor);
   /// Fuses adjacent leaves (outer immediately before inner); returns the fused loop.
-  std::string fuse(const StageRef& stage, const std::string& outer, const std::string& inner);
+  std::string fuse(const StageRef& stage, std::string outer, std::string inner);
   /// Puts the named leaves in the given order, in the positions they occupy.
-  void reorder(const StageRef& stage, const std::vector<std::string>& loops);
+  void reorder(const StageRef& stage, std::vector<std::string> loops);
 
   // ---- annotations ----
-  void parallel(const StageRef& stage, const std::string& loop);
-  void vectorize(const StageRef& stage, const std::string& loop);
-  void unroll(const StageRef& stage, const std::string& loop);
+  void parallel(const StageRef& stage, std::string loop);
+  void vectorize(const StageRef& stage, std::string loop);
+  void unroll(const StageRef& stage, std::string loop);
 
   // ---- where stages are computed ----
   /// Computes `stage`, over the region its consumers need, inside leaf `loop` of `target`,
   /// which must consume it, directly or through other stages (softmax attaches its max at
   /// the row loop of the output stage, which reads it through exp). That every consumer of
   /// `stage` then runs inside that loop is checked by lower() (ScheduleError otherwise).
-  void compute_at(const StageRef& stage, const StageRef& target, const std::string& loop);
+  void compute_at(const StageRef& stage, const StageRef& target, std::string loop);
   /// Substitutes `stage` (no reduction, not an output) into its consumers.
   void compute_inline(const StageRef& stage);
   /// Computes `stage` at the root of the function over its whole shape.
@@ -109,7 +111,7 @@ class Schedule {
   /// "<tensor>.rf", whose data-parallel axis at position `factor_axis` is that loop; the
   /// original stage then reduces over it (a new reduction loop of the same name). Resets
   /// the loops of the original stage, whose data-parallel loops must be untransformed.
-  te::Tensor rfactor(const te::Tensor& tensor, const std::string& loop, int factor_axis = 0);
+  te::Tensor rfactor(const te::Tensor& tensor, std::string loop, int factor_axis = 0);
 
  private:
   Stage& mutable_stage(const StageRef& ref);

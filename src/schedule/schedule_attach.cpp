@@ -22,8 +22,7 @@ bool Schedule::depends_on(const Stage& consumer, const Stage& producer) const {
   return false;
 }
 
-void Schedule::compute_at(const StageRef& stage_ref, const StageRef& target_ref,
-                          const std::string& loop) {
+void Schedule::compute_at(const StageRef& stage_ref, const StageRef& target_ref, std::string loop) {
   Stage& s = compute_stage(stage_ref, "compute_at");
   const Stage& target = compute_stage(target_ref, "compute_at");
   if (s.is_output)

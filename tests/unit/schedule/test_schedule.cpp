@@ -131,6 +131,20 @@ TEST(Schedule, CacheStageNamesAreMadeUnique) {
   EXPECT_EQ(stage_names(s), (Names{"A", "A.local.1", "A.local", "C", "D"}));
 }
 
+TEST(Schedule, LoopNamesHeldByTheScheduleCanBePassed) {
+  Dag g;
+  Schedule s({g.D});
+  const Names& leaves = s.stage(g.D).leaves;
+  s.fuse(g.D, leaves[0], leaves[1]);
+  s.split(g.D, leaves[0], 4);
+  s.reorder(g.D, s.stage(g.D).leaves);
+  EXPECT_EQ(
+      s.trace().to_json(),
+      R"({"version":1,"steps":[{"primitive":"fuse","stage":"D","outer":"x","inner":"y"},)"
+      R"({"primitive":"split","stage":"D","loop":"x.y.fused","factor":4},)"
+      R"({"primitive":"reorder","stage":"D","loops":["x.y.fused.outer","x.y.fused.inner"]}]})");
+}
+
 TEST(Schedule, CopiesAreIndependent) {
   Dag g;
   Schedule s({g.D});
