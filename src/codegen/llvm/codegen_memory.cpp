@@ -16,6 +16,9 @@ using namespace ir;
 
 namespace {
 
+/// Global-scope buffers of constant size up to this many bytes are placed on the stack.
+constexpr int64_t kMaxStackBufferBytes = 16 * 1024;
+
 /// Every buffer of a function (parameters first), in order of first appearance.
 class BufferCollector : public IRVisitor {
  public:
@@ -133,7 +136,14 @@ void FunctionCodeGen::emit_allocate(const AllocateNode* op) {
   const Buffer& buffer = op->buffer;
   llvm::Type* element = memory_type(buffer->dtype.element());
   llvm::Value* data = nullptr;
-  switch (buffer->scope) {
+  // Small global buffers of constant size (per-row intermediates attached inside a loop,
+  // say) live on the stack: no allocator call per iteration, and LLVM may keep them in
+  // registers.
+  int64_t elements = buffer.const_size();
+  bool on_stack = buffer->scope == MemoryScope::Local ||
+                  (buffer->scope == MemoryScope::Global && elements >= 0 &&
+                   elements <= kMaxStackBufferBytes / buffer->dtype.element().bytes());
+  switch (on_stack ? MemoryScope::Local : buffer->scope) {
     case MemoryScope::Local: {
       int64_t size = buffer.const_size();
       if (size < 0)
@@ -165,7 +175,7 @@ void FunctionCodeGen::emit_allocate(const AllocateNode* op) {
   state_.buffers[buffer->data.get()] = BufferInfo{data, alias.first, alias.second};
   emit(op->body);
   state_.buffers.erase(buffer->data.get());
-  if (buffer->scope == MemoryScope::Global) {
+  if (!on_stack) {
     builder_.CreateCall(runtime_function("tessel_workspace_free"), {data});
     state_.heap.pop_back();
   }

@@ -1,7 +1,9 @@
-// Allocations through the JIT: Local (stack) and Global (runtime workspace) buffers,
-// allocation failure as a status, and the errors for buffers the CPU cannot place.
+// Allocations through the JIT: Local and small Global buffers on the stack, larger Global
+// buffers in the runtime workspace, allocation failure as a status, and the errors for
+// buffers the CPU cannot place.
 #include <gtest/gtest.h>
 
+#include "codegen/llvm/codegen_llvm.h"
 #include "codegen_test_util.h"
 #include "runtime/tessel_runtime.h"
 #include "support/error.h"
@@ -34,6 +36,18 @@ TEST_P(CodegenAllocate, StagesThroughTemporary) {
 
 INSTANTIATE_TEST_SUITE_P(Scopes, CodegenAllocate,
                          ::testing::Values(MemoryScope::Local, MemoryScope::Global));
+
+TEST(CodegenAllocate, SmallGlobalBuffersLiveOnTheStack) {
+  // 50 floats fit the stack limit: no workspace call; 8192 floats go to the workspace.
+  std::string small = emit_llvm_ir({reverse_through(MemoryScope::Global, 50)}, Target::host(),
+                                   /*optimize=*/false);
+  EXPECT_EQ(small.find("tessel_workspace_alloc"), std::string::npos) << small;
+  EXPECT_NE(small.find("alloca"), std::string::npos) << small;
+  std::string large = emit_llvm_ir({reverse_through(MemoryScope::Global, 8192)}, Target::host(),
+                                   /*optimize=*/false);
+  EXPECT_NE(large.find("tessel_workspace_alloc"), std::string::npos);
+  EXPECT_NE(large.find("tessel_workspace_free"), std::string::npos);
+}
 
 TEST(CodegenAllocate, LocalTileInsideLoopsAndVectorAccess) {
   // A 16-float local tile per row, filled with vector stores and reduced with scalar loads.
