@@ -15,8 +15,12 @@ const Node& cast_node(const Base* b) {
 
 class Equal {
  public:
-  // No same_as shortcut: shared subtrees still have to record their variable mapping.
+  explicit Equal(VarMatch match = VarMatch::Rename) : identity_(match == VarMatch::Identity) {}
+
+  // Only with identity matching may a shared subtree be skipped: under renaming it still
+  // has to record its variable correspondence.
   bool expr(const Expr& a, const Expr& b) {
+    if (identity_ && a.same_as(b)) return true;
     if (!a.defined() || !b.defined()) return a.defined() == b.defined();
     if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
     switch (a.kind()) {
@@ -42,6 +46,7 @@ class Equal {
   }
 
   bool stmt(const Stmt& a, const Stmt& b) {
+    if (identity_ && a.same_as(b)) return true;
     if (!a.defined() || !b.defined()) return a.defined() == b.defined();
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
@@ -62,6 +67,7 @@ class Equal {
 
  private:
   bool var(const VarNode* a, const VarNode* b) {
+    if (identity_) return a == b;
     if (a->dtype != b->dtype) return false;
     auto fa = forward_.find(a);
     auto fb = backward_.find(b);
@@ -99,6 +105,7 @@ class Equal {
         a);
   }
 
+  bool identity_;
   std::unordered_map<const VarNode*, const VarNode*> forward_, backward_;
 };
 
@@ -181,8 +188,12 @@ class Hasher {
 
 }  // namespace
 
-bool structural_equal(const Expr& a, const Expr& b) { return Equal().expr(a, b); }
-bool structural_equal(const Stmt& a, const Stmt& b) { return Equal().stmt(a, b); }
+bool structural_equal(const Expr& a, const Expr& b, VarMatch match) {
+  return Equal(match).expr(a, b);
+}
+bool structural_equal(const Stmt& a, const Stmt& b, VarMatch match) {
+  return Equal(match).stmt(a, b);
+}
 bool structural_equal(const PrimFunc& a, const PrimFunc& b) {
   if (a.params.size() != b.params.size()) return false;
   Equal eq;

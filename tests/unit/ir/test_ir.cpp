@@ -129,6 +129,17 @@ TEST(IrStructural, EqualUpToRenaming) {
   EXPECT_TRUE(structural_equal(x + y, y + x));  // renaming x<->y
 }
 
+TEST(IrStructural, IdentityMatchingNeedsTheSameVariables) {
+  Var x("x"), y("y");
+  EXPECT_TRUE(structural_equal(x + 1, x + 1, VarMatch::Identity));
+  EXPECT_FALSE(structural_equal(x + 1, y + 1, VarMatch::Identity));
+  EXPECT_TRUE(structural_equal(x + 1, y + 1, VarMatch::Rename));
+  Buffer a = Buffer::make("A", DataType::Float(32), {8});
+  EXPECT_TRUE(structural_equal(make_Load(a, {x}), make_Load(a, {x}), VarMatch::Identity));
+  Buffer b = Buffer::make("A", DataType::Float(32), {8});
+  EXPECT_FALSE(structural_equal(make_Load(a, {x}), make_Load(b, {x}), VarMatch::Identity));
+}
+
 TEST(IrStmt, SeqFlattensAndChecks) {
   Buffer a = Buffer::make("A", DataType::Float(32), {2});
   Stmt s0 = make_Store(a, make_float(0), {Expr(0)});
