@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "codegen/llvm/aot.h"
 #include "codegen/llvm/jit.h"
 #include "lower/lower.h"
 
@@ -43,6 +44,21 @@ ir::PrimFunc lower_and_optimize(const schedule::Schedule& schedule,
   return tir::run_passes(lower::lower(schedule, args, name), passes);
 }
 
+namespace {
+
+codegen::Target target_of(const BuildOptions& options) {
+  return options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
+}
+
+}  // namespace
+
+void export_library(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
+                    const std::string& name, const std::string& path,
+                    const BuildOptions& options) {
+  ir::PrimFunc func = lower_and_optimize(schedule, args, name, options.passes);
+  codegen::emit_shared_library({func}, target_of(options), path);
+}
+
 Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
              const std::string& name, const BuildOptions& options) {
   Kernel kernel;
@@ -57,7 +73,7 @@ Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& 
 
   start = std::chrono::steady_clock::now();
   codegen::JitOptions jit;
-  if (!options.target.empty()) jit.target = codegen::Target::parse(options.target);
+  jit.target = target_of(options);
   jit.ir_out = options.llvm_ir_out;
   jit.asm_out = options.asm_out;
   kernel.module_ = std::make_shared<codegen::JitModule>(std::vector{kernel.optimized_}, jit);

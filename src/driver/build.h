@@ -72,6 +72,13 @@ class Kernel {
 Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
              const std::string& name, const BuildOptions& options = {});
 
+/// Lowers, optimises and compiles `schedule` ahead of time into the shared library `path`,
+/// exporting `int32_t name(void** args)`; load it with runtime::Module (no LLVM needed).
+/// The target must run on this machine (the library is linked with the system `cc`).
+void export_library(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
+                    const std::string& name, const std::string& path,
+                    const BuildOptions& options = {});
+
 /// Lowers and optimises without generating code (for printing and ahead-of-time builds).
 ir::PrimFunc lower_and_optimize(const schedule::Schedule& schedule,
                                 const std::vector<te::Tensor>& args, const std::string& name,

@@ -2,6 +2,7 @@
 // compared with naive C++ loops over randomised shapes (non-divisible and size-1 included).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "driver/build.h"
@@ -9,6 +10,8 @@
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
+#include "runtime/module.h"
+#include "runtime/tessel_runtime.h"
 
 namespace tessel {
 namespace {
@@ -145,6 +148,33 @@ TEST(KernelRun, RejectsMisalignedAndMiscountedArguments) {
   }
   kernel.run({x.data(), y.data()});
   for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], 2.0f);
+}
+
+}  // namespace
+}  // namespace tessel
+
+namespace tessel {
+namespace {
+
+TEST(ExportLibrary, ScheduledMatmulRunsFromASharedLibrary) {
+  const int64_t m = 20, n = 32, k = 9;
+  te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
+  te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
+  te::Tensor c = ops::matmul(a, b, "C");
+  schedule::Schedule s({c});
+  ops::schedule_matmul_cpu(s, c, ops::MatmulConfig{});
+  std::string path = ::testing::TempDir() + "tessel_export_matmul.so";
+  driver::export_library(s, {a, b, c}, "exported_matmul", path);
+
+  runtime::Module module = runtime::Module::load(path);
+  tessel_kernel kernel = module.get_function("exported_matmul");
+  std::vector<Floats> bufs = {ops::reference::random_values(m * k, 41),
+                              ops::reference::random_values(k * n, 42), Floats(m * n, -7.0f)};
+  std::vector<void*> args = pointers(bufs);
+  ASSERT_EQ(kernel(args.data()), TESSEL_OK);
+  Floats expected = ops::reference::matmul(bufs[0], bufs[1], m, n, k);
+  EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected, 1e-5, 1e-5), 1.0);
+  std::remove(path.c_str());
 }
 
 }  // namespace
