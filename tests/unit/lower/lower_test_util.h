@@ -20,7 +20,10 @@
 
 namespace tessel::testing {
 
+using ir::Var;
+using te::Tensor;
 using Floats = std::vector<float>;
+inline const ir::DataType f32 = ir::DataType::Float(32);
 
 inline Floats random_floats(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);

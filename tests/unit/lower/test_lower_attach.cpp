@@ -9,10 +9,6 @@ namespace tessel::lower {
 namespace {
 
 using namespace tessel::testing;
-using ir::Var;
-using te::Tensor;
-
-const ir::DataType f32 = ir::DataType::Float(32);
 
 /// P = A * 2 feeding C = P x B.
 struct ScaledMatmul {

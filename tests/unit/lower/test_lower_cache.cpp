@@ -8,10 +8,6 @@ namespace tessel::lower {
 namespace {
 
 using namespace tessel::testing;
-using ir::Var;
-using te::Tensor;
-
-const ir::DataType f32 = ir::DataType::Float(32);
 
 TEST(LowerCache, CacheReadLocalCopyAttachedPerRow) {
   std::mt19937 rng(30);

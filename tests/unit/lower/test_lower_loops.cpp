@@ -8,10 +8,6 @@ namespace tessel::lower {
 namespace {
 
 using namespace tessel::testing;
-using ir::Var;
-using te::Tensor;
-
-const ir::DataType f32 = ir::DataType::Float(32);
 
 /// B[i][j] = A[i][j] * 3 + i - j over an M x N grid.
 struct Elementwise {

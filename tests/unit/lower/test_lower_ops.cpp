@@ -8,10 +8,6 @@ namespace tessel::lower {
 namespace {
 
 using namespace tessel::testing;
-using ir::Var;
-using te::Tensor;
-
-const ir::DataType f32 = ir::DataType::Float(32);
 
 /// The blocked CPU matmul schedule: B packed as [N/16][K][16] (by cache_read with a layout
 /// or by an explicit packing compute), C accumulated in a local tile, tiling, vectorization,

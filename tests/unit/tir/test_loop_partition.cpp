@@ -17,6 +17,20 @@ using testing::expect_same_results;
 
 const DataType f32 = DataType::Float(32);
 
+/// lhs < rhs, <=, > or >= as `which` is 0, 1, 2 or 3 (random guards pick one).
+Expr compare(int which, const Expr& lhs, const Expr& rhs) {
+  switch (which) {
+    case 0:
+      return lhs < rhs;
+    case 1:
+      return lhs <= rhs;
+    case 2:
+      return lhs > rhs;
+    default:
+      return lhs >= rhs;
+  }
+}
+
 Stmt loop(const Var& v, Expr min, Expr extent, Stmt body) {
   return make_For(v, std::move(min), std::move(extent), ForKind::Serial, std::move(body));
 }
@@ -287,16 +301,7 @@ TEST(LoopPartition, RandomGuardedNestsKeepTheirMeaning) {
       Expr lhs = make_int(uniform(-5, 5));
       for (int d = 0; d <= guard_depth; ++d) lhs = lhs + vars[d] * uniform(-3, 3);
       Expr rhs = make_int(uniform(-10, 10));
-      switch (uniform(0, 3)) {
-        case 0:
-          return lhs < rhs;
-        case 1:
-          return lhs <= rhs;
-        case 2:
-          return lhs > rhs;
-        default:
-          return lhs >= rhs;
-      }
+      return compare(uniform(0, 3), lhs, rhs);
     };
     Expr guard = uniform(0, 2) == 0 ? linear_guard() && linear_guard() : linear_guard();
     Stmt body = make_Store(b, make_Load(b, {index}) + index * 3 + 1, {index});
@@ -577,16 +582,7 @@ Expr random_guard(std::mt19937& rng, const Expr& term, const std::vector<Var>& v
   Expr lhs = term * uniform(rng, -1, 2) + uniform(rng, -6, 6);
   for (const Var& v : vars) lhs = lhs + v * uniform(rng, -2, 2);
   Expr rhs = make_int(uniform(rng, -10, 14));
-  switch (uniform(rng, 0, 3)) {
-    case 0:
-      return lhs < rhs;
-    case 1:
-      return lhs <= rhs;
-    case 2:
-      return lhs > rhs;
-    default:
-      return lhs >= rhs;
-  }
+  return compare(uniform(rng, 0, 3), lhs, rhs);
 }
 
 /// A random tile inside loop o over [o_min, o_min + o_extent): a nest of 1 or 2 loops of
