@@ -17,6 +17,10 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
+codegen::Target target_of(const BuildOptions& options) {
+  return options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
+}
+
 }  // namespace
 
 void Kernel::run(const std::vector<void*>& args) const {
@@ -43,14 +47,6 @@ ir::PrimFunc lower_and_optimize(const schedule::Schedule& schedule,
                                 const tir::PassOptions& passes) {
   return tir::run_passes(lower::lower(schedule, args, name), passes);
 }
-
-namespace {
-
-codegen::Target target_of(const BuildOptions& options) {
-  return options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
-}
-
-}  // namespace
 
 void export_library(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
                     const std::string& name, const std::string& path,
