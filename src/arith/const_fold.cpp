@@ -3,6 +3,7 @@
 #include "arith/const_fold.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "arith/interval_math.h"
@@ -77,10 +78,10 @@ std::optional<double> fold_float(ExprKind kind, double a, double b) {
       return a * b;
     case ExprKind::Div:
       return a / b;  // IEEE: true division, x/0 is inf or nan
-    case ExprKind::Min:
-      return std::fmin(a, b);
+    case ExprKind::Min:  // NaN-propagating, like ir's Min and Max
+      return std::isnan(a) || std::isnan(b) ? a + b : std::fmin(a, b);
     case ExprKind::Max:
-      return std::fmax(a, b);
+      return std::isnan(a) || std::isnan(b) ? a + b : std::fmax(a, b);
     case ExprKind::EQ:
       return a == b;
     case ExprKind::NE:
@@ -95,6 +96,25 @@ std::optional<double> fold_float(ExprKind kind, double a, double b) {
       return a >= b;
     default:
       return std::nullopt;  // Mod of floats is not folded
+  }
+}
+
+/// `v` rounded to the precision of the float type `t` (float immediates hold values of
+/// their type).
+double round_to(DataType t, double v) {
+  if (t.code == TypeCode::BFloat) {
+    float f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    if (std::isnan(f)) return f;
+    bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;  // to nearest even
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  switch (t.bits) {
+    case 16: return static_cast<double>(static_cast<_Float16>(v));
+    case 32: return static_cast<double>(static_cast<float>(v));
+    default: return v;
   }
 }
 
@@ -128,9 +148,7 @@ Expr fold_binary(ExprKind kind, const Expr& a, const Expr& b) {
   std::optional<double> r = fold_float(kind, fa->value, fb->value);
   if (!r) return Expr();
   if (is_comparison(kind)) return make_wrapped_int(result, static_cast<int64_t>(*r));
-  // Round to the precision of the type (float32 immediates hold float32 values).
-  double v = t.bits == 32 ? static_cast<double>(static_cast<float>(*r)) : *r;
-  return make_float(v, result);
+  return make_float(round_to(t, *r), result);
 }
 
 Expr fold_not(const Expr& a) {
@@ -144,7 +162,7 @@ Expr fold_cast(DataType dtype, const Expr& a) {
     if (dtype.is_float()) {
       double d = from.is_uint() && from.bits == 64 ? static_cast<double>(static_cast<uint64_t>(*v))
                                                    : static_cast<double>(*v);
-      return make_float(dtype.bits == 32 ? static_cast<float>(d) : d, dtype);
+      return make_float(round_to(dtype, d), dtype);
     }
     if (dtype.is_bool()) return make_wrapped_int(dtype, *v != 0);
     if (dtype.is_integer()) return make_wrapped_int(dtype, *v);
@@ -153,7 +171,7 @@ Expr fold_cast(DataType dtype, const Expr& a) {
   const FloatImmNode* f = as_float_imm(a);
   if (!f) return Expr();
   if (dtype.is_float())
-    return make_float(dtype.bits == 32 ? static_cast<float>(f->value) : f->value, dtype);
+    return make_float(round_to(dtype, f->value), dtype);
   if (dtype.is_bool()) return make_wrapped_int(dtype, f->value != 0.0);
   // Float to integer truncates toward zero; out-of-range values are not folded.
   double t = std::trunc(f->value);

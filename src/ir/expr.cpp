@@ -30,7 +30,7 @@ const char* scope_name(MemoryScope scope) {
 
 const char* intrinsic_name(Intrinsic op) {
   switch (op) {
-#define TESSEL_INTRINSIC_NAME(name, arity) \
+#define TESSEL_INTRINSIC_NAME(name, arity, cls) \
   case Intrinsic::name: return #name;
     TESSEL_INTRINSICS(TESSEL_INTRINSIC_NAME)
 #undef TESSEL_INTRINSIC_NAME
@@ -40,12 +40,22 @@ const char* intrinsic_name(Intrinsic op) {
 
 int intrinsic_arity(Intrinsic op) {
   switch (op) {
-#define TESSEL_INTRINSIC_ARITY(name, arity) \
+#define TESSEL_INTRINSIC_ARITY(name, arity, cls) \
   case Intrinsic::name: return arity;
     TESSEL_INTRINSICS(TESSEL_INTRINSIC_ARITY)
 #undef TESSEL_INTRINSIC_ARITY
   }
   return 0;
+}
+
+IntrinsicClass intrinsic_class(Intrinsic op) {
+  switch (op) {
+#define TESSEL_INTRINSIC_CLASS(name, arity, cls) \
+  case Intrinsic::name: return IntrinsicClass::cls;
+    TESSEL_INTRINSICS(TESSEL_INTRINSIC_CLASS)
+#undef TESSEL_INTRINSIC_CLASS
+  }
+  return IntrinsicClass::Float;
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -203,14 +213,37 @@ Expr make_Cast(DataType dtype, Expr value) {
 }
 
 Expr make_Call(Intrinsic op, std::vector<Expr> args) {
+  const char* name = intrinsic_name(op);
   if (static_cast<int>(args.size()) != intrinsic_arity(op))
-    TESSEL_USER_ERROR("intrinsic ", intrinsic_name(op), " takes ", intrinsic_arity(op),
-                      " arguments, got ", args.size());
-  for (const Expr& a : args) check_same(intrinsic_name(op), a, args[0]);
+    TESSEL_USER_ERROR("intrinsic ", name, " takes ", intrinsic_arity(op), " arguments, got ",
+                      args.size());
+  for (const Expr& a : args) check_same(name, a, args[0]);
   DataType t = args[0].dtype();
-  if (!t.is_float() && op != Intrinsic::abs)
-    TESSEL_USER_ERROR("intrinsic ", intrinsic_name(op), " needs a float argument, got ", t.to_string());
-  return make_ref<CallNode>(t, op, std::move(args));
+  bool ok = false;
+  const char* expected = "";
+  switch (intrinsic_class(op)) {
+    case IntrinsicClass::Float:
+    case IntrinsicClass::FloatTest:
+      ok = t.is_float();
+      expected = "a float";
+      break;
+    case IntrinsicClass::Numeric:
+      ok = t.is_float() || t.is_integer() || (op == Intrinsic::abs && t.is_bool());
+      expected = "a float or integer";
+      break;
+    case IntrinsicClass::Bitwise:
+      ok = t.is_integer() || t.is_bool();
+      expected = "an integer or bool";
+      break;
+    case IntrinsicClass::Shift:
+      ok = t.is_integer();
+      expected = "an integer";
+      break;
+  }
+  if (!ok)
+    TESSEL_USER_ERROR("intrinsic ", name, " needs ", expected, " argument, got ", t.to_string());
+  DataType result = intrinsic_class(op) == IntrinsicClass::FloatTest ? DataType::Bool(t.lanes) : t;
+  return make_ref<CallNode>(result, op, std::move(args));
 }
 
 Expr make_Load(Buffer buffer, std::vector<Expr> indices) {
@@ -399,10 +432,33 @@ TESSEL_UNARY_INTRINSIC(floor)
 TESSEL_UNARY_INTRINSIC(ceil)
 TESSEL_UNARY_INTRINSIC(round)
 TESSEL_UNARY_INTRINSIC(trunc)
+TESSEL_UNARY_INTRINSIC(sin)
+TESSEL_UNARY_INTRINSIC(cos)
+TESSEL_UNARY_INTRINSIC(tan)
+TESSEL_UNARY_INTRINSIC(asin)
+TESSEL_UNARY_INTRINSIC(acos)
+TESSEL_UNARY_INTRINSIC(atan)
+TESSEL_UNARY_INTRINSIC(sinh)
+TESSEL_UNARY_INTRINSIC(cosh)
+TESSEL_UNARY_INTRINSIC(asinh)
+TESSEL_UNARY_INTRINSIC(acosh)
+TESSEL_UNARY_INTRINSIC(atanh)
+TESSEL_UNARY_INTRINSIC(is_nan)
+TESSEL_UNARY_INTRINSIC(is_inf)
+TESSEL_UNARY_INTRINSIC(bitwise_not)
 #undef TESSEL_UNARY_INTRINSIC
-Expr pow(Expr a, Expr b) {
-  match_types("pow", a, b);
-  return make_Call(Intrinsic::pow, {std::move(a), std::move(b)});
-}
+#define TESSEL_BINARY_INTRINSIC(name)                                \
+  Expr name(Expr a, Expr b) {                                        \
+    match_types(#name, a, b);                                        \
+    return make_Call(Intrinsic::name, {std::move(a), std::move(b)}); \
+  }
+TESSEL_BINARY_INTRINSIC(pow)
+TESSEL_BINARY_INTRINSIC(fmod)
+TESSEL_BINARY_INTRINSIC(bitwise_and)
+TESSEL_BINARY_INTRINSIC(bitwise_or)
+TESSEL_BINARY_INTRINSIC(bitwise_xor)
+TESSEL_BINARY_INTRINSIC(shift_left)
+TESSEL_BINARY_INTRINSIC(shift_right)
+#undef TESSEL_BINARY_INTRINSIC
 
 }  // namespace tessel::ir

@@ -9,7 +9,14 @@
 //    overflow); passes must not rely on wrap-around to prove facts (the simplifier assumes
 //    index arithmetic does not overflow int64).
 //  - Float arithmetic is IEEE; codegen may contract a*b+c into an FMA and may reassociate
-//    reductions. Float Div is true division.
+//    reductions, but never assumes finite or non-NaN values. Float Div is true division.
+//    Float Min and Max propagate NaN (a NaN operand gives NaN); min(-0, +0) may be either
+//    zero.
+//  - Cast: float to integer truncates toward zero (undefined when the result does not fit);
+//    integer to float rounds to nearest even; float or integer to bool is (x != 0) (NaN is
+//    true); bool to a number is 0 or 1; integer to integer keeps the low bits (wraps) and
+//    extends by the source's signedness; float narrowing rounds to nearest even.
+//  - bool (uint1) is one byte in memory holding 0 or 1.
 //  - Evaluation order of operands is unspecified; expressions have no side effects (Load
 //    reads memory, Call intrinsics are pure).
 //  - Comparison and logic produce bool (uint1); Select evaluates both arms.
@@ -183,18 +190,46 @@ struct CastNode : ExprNode {
   auto fields() const { return std::tie(value); }
 };
 
-/// Pure math intrinsics: name and number of arguments.
-#define TESSEL_INTRINSICS(X)                                                               \
-  X(exp, 1) X(log, 1) X(sqrt, 1) X(rsqrt, 1) X(tanh, 1) X(sigmoid, 1) X(erf, 1) X(pow, 2) \
-  X(abs, 1) X(floor, 1) X(ceil, 1) X(round, 1) X(trunc, 1)
+/// How an intrinsic types its arguments and result (every argument has the same type).
+enum class IntrinsicClass : uint8_t {
+  Float,      ///< float arguments, same type out
+  Numeric,    ///< float or integer arguments (abs also takes bool), same type out
+  FloatTest,  ///< float argument, bool out
+  Bitwise,    ///< integer or bool arguments, same type out
+  Shift,      ///< integer arguments, same type out
+};
+
+/// Pure intrinsics: name, number of arguments, class. Semantics (lane by lane):
+///  - exp log sqrt rsqrt tanh sigmoid erf pow floor ceil trunc, sin cos tan asin acos atan
+///    sinh cosh asinh acosh atanh: as C's <math.h> (IEEE special values included).
+///  - round: to nearest, ties to even (C's nearbyint in the default rounding mode).
+///  - abs: |x|; on signed integers it wraps (abs(INT_MIN) == INT_MIN).
+///  - fmod(a, b): C's fmod for floats; for integers the truncated remainder (sign of the
+///    dividend, like C's %; INT_MIN fmod -1 is 0); b == 0 is undefined for integers.
+///  - is_nan(x), is_inf(x): whether x is NaN / +-infinity.
+///  - bitwise_and/or/xor/not: on the bits of the value (bool stays 0/1).
+///  - shift_left(a, b), shift_right(a, b): shift by b bits; shift_right is logical for
+///    unsigned and arithmetic for signed integers. Amounts of `bits` or more (negative
+///    ones count as huge) shift every bit out: 0, or the sign fill for signed shift_right.
+#define TESSEL_INTRINSICS(X)                                                                  \
+  X(exp, 1, Float) X(log, 1, Float) X(sqrt, 1, Float) X(rsqrt, 1, Float) X(tanh, 1, Float)    \
+  X(sigmoid, 1, Float) X(erf, 1, Float) X(pow, 2, Float) X(abs, 1, Numeric)                   \
+  X(floor, 1, Float) X(ceil, 1, Float) X(round, 1, Float) X(trunc, 1, Float)                  \
+  X(sin, 1, Float) X(cos, 1, Float) X(tan, 1, Float) X(asin, 1, Float) X(acos, 1, Float)      \
+  X(atan, 1, Float) X(sinh, 1, Float) X(cosh, 1, Float) X(asinh, 1, Float) X(acosh, 1, Float) \
+  X(atanh, 1, Float) X(fmod, 2, Numeric) X(is_nan, 1, FloatTest) X(is_inf, 1, FloatTest)     \
+  X(bitwise_and, 2, Bitwise) X(bitwise_or, 2, Bitwise) X(bitwise_xor, 2, Bitwise)             \
+  X(bitwise_not, 1, Bitwise) X(shift_left, 2, Shift) X(shift_right, 2, Shift)
 
 enum class Intrinsic : uint8_t {
-#define TESSEL_INTRINSIC_ENUM(name, arity) name,
+#define TESSEL_INTRINSIC_ENUM(name, arity, cls) name,
   TESSEL_INTRINSICS(TESSEL_INTRINSIC_ENUM)
 #undef TESSEL_INTRINSIC_ENUM
 };
+/// Name ("sin"), number of arguments and typing class of an intrinsic.
 const char* intrinsic_name(Intrinsic op);
 int intrinsic_arity(Intrinsic op);
+IntrinsicClass intrinsic_class(Intrinsic op);
 
 struct CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Call;
@@ -323,6 +358,8 @@ Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 Expr select(Expr condition, Expr true_value, Expr false_value);
 Expr cast(DataType dtype, Expr value);
+// Intrinsics (see TESSEL_INTRINSICS for their semantics). Binary ones match their operand
+// types like the arithmetic operators do.
 Expr exp(Expr a);
 Expr log(Expr a);
 Expr sqrt(Expr a);
@@ -336,5 +373,25 @@ Expr floor(Expr a);
 Expr ceil(Expr a);
 Expr round(Expr a);
 Expr trunc(Expr a);
+Expr sin(Expr a);
+Expr cos(Expr a);
+Expr tan(Expr a);
+Expr asin(Expr a);
+Expr acos(Expr a);
+Expr atan(Expr a);
+Expr sinh(Expr a);
+Expr cosh(Expr a);
+Expr asinh(Expr a);
+Expr acosh(Expr a);
+Expr atanh(Expr a);
+Expr fmod(Expr a, Expr b);
+Expr is_nan(Expr a);
+Expr is_inf(Expr a);
+Expr bitwise_and(Expr a, Expr b);
+Expr bitwise_or(Expr a, Expr b);
+Expr bitwise_xor(Expr a, Expr b);
+Expr bitwise_not(Expr a);
+Expr shift_left(Expr a, Expr b);
+Expr shift_right(Expr a, Expr b);
 
 }  // namespace tessel::ir

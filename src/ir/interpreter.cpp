@@ -142,10 +142,10 @@ Lane float_binary(ExprKind k, DataType t, double a, double b) {
       return real(a / b);
     case ExprKind::Mod:
       return real(a - std::floor(a / b) * b);
-    case ExprKind::Min:
-      return real(std::fmin(a, b));
+    case ExprKind::Min:  // NaN-propagating
+      return real(std::isnan(a) || std::isnan(b) ? a + b : std::fmin(a, b));
     case ExprKind::Max:
-      return real(std::fmax(a, b));
+      return real(std::isnan(a) || std::isnan(b) ? a + b : std::fmax(a, b));
     case ExprKind::EQ:
       return truth(a == b);
     case ExprKind::NE:
@@ -168,37 +168,65 @@ double float_call(Intrinsic op, DataType t, double x, double y) {
   auto apply = [op](auto a, auto b) -> decltype(a) {
     using F = decltype(a);
     switch (op) {
-      case Intrinsic::exp:
-        return std::exp(a);
-      case Intrinsic::log:
-        return std::log(a);
-      case Intrinsic::sqrt:
-        return std::sqrt(a);
-      case Intrinsic::rsqrt:
-        return F(1) / std::sqrt(a);
-      case Intrinsic::tanh:
-        return std::tanh(a);
-      case Intrinsic::sigmoid:
-        return F(1) / (F(1) + std::exp(-a));
-      case Intrinsic::erf:
-        return std::erf(a);
-      case Intrinsic::pow:
-        return std::pow(a, b);
-      case Intrinsic::abs:
-        return std::fabs(a);
-      case Intrinsic::floor:
-        return std::floor(a);
-      case Intrinsic::ceil:
-        return std::ceil(a);
-      case Intrinsic::round:
-        return std::nearbyint(a);
-      case Intrinsic::trunc:
-        return std::trunc(a);
+      case Intrinsic::exp: return std::exp(a);
+      case Intrinsic::log: return std::log(a);
+      case Intrinsic::sqrt: return std::sqrt(a);
+      case Intrinsic::rsqrt: return F(1) / std::sqrt(a);
+      case Intrinsic::tanh: return std::tanh(a);
+      case Intrinsic::sigmoid: return F(1) / (F(1) + std::exp(-a));
+      case Intrinsic::erf: return std::erf(a);
+      case Intrinsic::pow: return std::pow(a, b);
+      case Intrinsic::abs: return std::fabs(a);
+      case Intrinsic::floor: return std::floor(a);
+      case Intrinsic::ceil: return std::ceil(a);
+      case Intrinsic::round: return std::nearbyint(a);
+      case Intrinsic::trunc: return std::trunc(a);
+      case Intrinsic::sin: return std::sin(a);
+      case Intrinsic::cos: return std::cos(a);
+      case Intrinsic::tan: return std::tan(a);
+      case Intrinsic::asin: return std::asin(a);
+      case Intrinsic::acos: return std::acos(a);
+      case Intrinsic::atan: return std::atan(a);
+      case Intrinsic::sinh: return std::sinh(a);
+      case Intrinsic::cosh: return std::cosh(a);
+      case Intrinsic::asinh: return std::asinh(a);
+      case Intrinsic::acosh: return std::acosh(a);
+      case Intrinsic::atanh: return std::atanh(a);
+      case Intrinsic::fmod: return std::fmod(a, b);
+      default: break;
     }
-    TESSEL_INTERNAL_ERROR("unknown intrinsic");
+    TESSEL_INTERNAL_ERROR("not a float intrinsic: ", intrinsic_name(op));
   };
   if (t.bits == 64) return apply(x, y);
   return round_float(t, apply(static_cast<float>(x), static_cast<float>(y)));
+}
+
+/// An intrinsic on integer (or bool) lanes of type `t`; `e` is for error messages.
+int64_t int_call(Intrinsic op, DataType t, int64_t a, int64_t b, const Expr& e) {
+  uint64_t ua = static_cast<uint64_t>(a);
+  switch (op) {
+    case Intrinsic::abs:  // wraps like 0 - x
+      return t.is_int() && a < 0 ? wrap_int(t, static_cast<int64_t>(0 - ua)) : a;
+    case Intrinsic::fmod:  // truncated remainder
+      if (b == 0) TESSEL_USER_ERROR("interpreter: fmod by zero in '", describe(e), "'");
+      if (!t.is_int()) return static_cast<int64_t>(ua % static_cast<uint64_t>(b));
+      return b == -1 ? 0 : a % b;
+    case Intrinsic::bitwise_and: return a & b;
+    case Intrinsic::bitwise_or: return a | b;
+    case Intrinsic::bitwise_xor: return a ^ b;
+    case Intrinsic::bitwise_not: return wrap_int(t, t.is_bool() ? !a : ~a);
+    case Intrinsic::shift_left:
+    case Intrinsic::shift_right: {
+      // Shifting by `bits` or more (or by a negative amount, seen as unsigned) moves every
+      // bit out.
+      bool out = static_cast<uint64_t>(b) >= t.bits;
+      if (op == Intrinsic::shift_left) return out ? 0 : wrap_int(t, static_cast<int64_t>(ua << b));
+      if (t.is_int()) return a >> (out ? t.bits - 1 : b);
+      return out ? 0 : static_cast<int64_t>(ua >> b);
+    }
+    default: break;
+  }
+  TESSEL_INTERNAL_ERROR("not an integer intrinsic: ", intrinsic_name(op));
 }
 
 Lane cast_lane(DataType to, DataType from, Lane v, const Expr& e) {
@@ -421,18 +449,19 @@ class Evaluator {
     const auto* op = e.as<CallNode>();
     std::vector<Value> args;
     for (const Expr& a : op->args) args.push_back(eval(a));
-    Value out = args[0];
-    DataType t = e.dtype();
+    DataType t = op->args[0].dtype();
+    Value out{e.dtype(), args[0].lanes};
     for (size_t i = 0; i < out.lanes.size(); ++i) {
-      if (!t.is_float()) {  // integer abs, wrapping like 0 - x
-        int64_t x = args[0].lanes[i].i;
-        out.lanes[i].i = t.is_int() && x < 0
-                             ? wrap_int(t, static_cast<int64_t>(0 - static_cast<uint64_t>(x)))
-                             : x;
-        continue;
-      }
-      double y = args.size() > 1 ? args[1].lanes[i].f : 0.0;
-      out.lanes[i].f = float_call(op->op, t, args[0].lanes[i].f, y);
+      Lane x = args[0].lanes[i];
+      Lane y = args.size() > 1 ? args[1].lanes[i] : x;
+      if (op->op == Intrinsic::is_nan)
+        out.lanes[i].i = std::isnan(x.f);
+      else if (op->op == Intrinsic::is_inf)
+        out.lanes[i].i = std::isinf(x.f);
+      else if (t.is_float())
+        out.lanes[i].f = float_call(op->op, t, x.f, y.f);
+      else
+        out.lanes[i].i = int_call(op->op, t, x.i, y.i, e);
     }
     return out;
   }

@@ -18,9 +18,9 @@ std::vector<Expr> checked_shape(std::vector<Expr> shape, const std::string& name
   for (size_t d = 0; d < shape.size(); ++d) {
     shape[d] = index_expr(shape[d], name, "shape dimension");
     const int64_t* v = ir::as_const_int(shape[d]);
-    if (v && *v <= 0)
+    if (v && *v < 0)
       TESSEL_USER_ERROR("'", name, "': dimension ", d, " has extent ", *v,
-                        ", expected a positive extent");
+                        ", expected an extent >= 0");
   }
   return shape;
 }
@@ -78,8 +78,8 @@ IterVar reduce_axis(Expr min, Expr extent, std::string name) {
   min = index_expr(min, name, "reduction axis min");
   extent = index_expr(extent, name, "reduction axis extent");
   const int64_t* v = ir::as_const_int(extent);
-  if (v && *v <= 0)
-    TESSEL_USER_ERROR("reduce_axis '", name, "': extent ", *v, ", expected a positive extent");
+  if (v && *v < 0)  // an empty axis reduces to the identity
+    TESSEL_USER_ERROR("reduce_axis '", name, "': extent ", *v, ", expected an extent >= 0");
   return IterVar{Var(std::move(name)), std::move(min), std::move(extent), ir::IterKind::Reduce};
 }
 

@@ -71,6 +71,17 @@ llvm::Value* FunctionCodeGen::emit_var(const VarNode* op) {
 llvm::Value* FunctionCodeGen::emit_binary(ExprKind kind, const Expr& a, const Expr& b, DataType t) {
   llvm::Value* x = emit(a);
   llvm::Value* y = emit(b);
+  // 16-bit floats are compared and computed in float32 (exactly widened) and results
+  // rounded back once: exact for min / max and correctly rounded for + - * / (float32 has
+  // more than twice the bits of float16 or bfloat16). LLVM would promote half the same
+  // way, but scalarises some vector forms and lacks some bfloat16 lowerings.
+  DataType operand = a.dtype();
+  bool narrow = operand.is_float() && operand.bits == 16;
+  if (narrow) {
+    operand = DataType::Float(32, operand.lanes);
+    x = builder_.CreateFPExt(x, llvm_type(operand));
+    y = builder_.CreateFPExt(y, llvm_type(operand));
+  }
   switch (kind) {
     case ExprKind::And:
       return builder_.CreateAnd(x, y);
@@ -82,20 +93,14 @@ llvm::Value* FunctionCodeGen::emit_binary(ExprKind kind, const Expr& a, const Ex
     case ExprKind::LE:
     case ExprKind::GT:
     case ExprKind::GE:
-      return emit_compare(kind, x, y, a.dtype());
+      return emit_compare(kind, x, y, operand);
     default:
       break;
   }
-  bool bfloat = t.code == TypeCode::BFloat;  // computed in float32, see narrow_float
-  DataType compute = bfloat ? DataType::Float(32, t.lanes) : t;
-  if (bfloat) {
-    x = builder_.CreateFPExt(x, llvm_type(compute));
-    y = builder_.CreateFPExt(y, llvm_type(compute));
-  }
   bool div_mod = kind == ExprKind::Div || kind == ExprKind::Mod;
-  llvm::Value* r = div_mod ? emit_div_mod(kind == ExprKind::Div, x, y, b, compute)
-                           : emit_arith(kind, x, y, compute);
-  return bfloat ? narrow_float(r, t) : r;
+  llvm::Value* r = div_mod ? emit_div_mod(kind == ExprKind::Div, x, y, b, operand)
+                           : emit_arith(kind, x, y, operand);
+  return narrow ? narrow_float(r, t) : r;
 }
 
 llvm::Value* FunctionCodeGen::emit_arith(ExprKind kind, llvm::Value* a, llvm::Value* b,
@@ -109,9 +114,17 @@ llvm::Value* FunctionCodeGen::emit_arith(ExprKind kind, llvm::Value* a, llvm::Va
       case ExprKind::Mul:
         return builder_.CreateFMul(a, b);
       case ExprKind::Min:
-        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
-      case ExprKind::Max:
-        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+      case ExprKind::Max: {
+        // NaN-propagating (llvm.minimum / maximum); which zero min(-0, +0) gives is left
+        // open (nsz), so on x86 this is minps / maxps plus a blend for a NaN first operand,
+        // no dearer than minnum / maxnum.
+        llvm::IRBuilderBase::FastMathFlagGuard guard(builder_);
+        llvm::FastMathFlags flags = builder_.getFastMathFlags();
+        flags.setNoSignedZeros();
+        builder_.setFastMathFlags(flags);
+        return builder_.CreateBinaryIntrinsic(
+            kind == ExprKind::Min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, a, b);
+      }
       default:
         break;
     }
@@ -161,6 +174,7 @@ llvm::Value* FunctionCodeGen::emit_div_mod(bool is_div, llvm::Value* a, llvm::Va
     llvm::Value* amount = llvm::ConstantInt::get(type, shift);
     return is_signed ? builder_.CreateAShr(a, amount) : builder_.CreateLShr(a, amount);
   }
+  b = safe_divisor(a, b, is_signed);
   if (!is_signed) return is_div ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
   // Truncating quotient and remainder, corrected when the remainder is non-zero and its
   // sign differs from the divisor's.
@@ -171,6 +185,20 @@ llvm::Value* FunctionCodeGen::emit_div_mod(bool is_div, llvm::Value* a, llvm::Va
                                            builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero));
   if (is_div) return builder_.CreateSub(q, builder_.CreateZExt(adjust, a->getType()));
   return builder_.CreateAdd(r, builder_.CreateSelect(adjust, b, zero));
+}
+
+llvm::Value* FunctionCodeGen::safe_divisor(llvm::Value* a, llvm::Value* b, bool is_signed) {
+  llvm::Type* type = b->getType();
+  llvm::Value* replace = builder_.CreateICmpEQ(b, llvm::Constant::getNullValue(type));
+  if (is_signed) {
+    unsigned bits = type->getScalarSizeInBits();
+    llvm::Value* min = llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(bits));
+    llvm::Value* overflow =
+        builder_.CreateAnd(builder_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(type)),
+                           builder_.CreateICmpEQ(a, min));
+    replace = builder_.CreateOr(replace, overflow);
+  }
+  return builder_.CreateSelect(replace, llvm::ConstantInt::get(type, 1), b);
 }
 
 llvm::Value* FunctionCodeGen::emit_compare(ExprKind kind, llvm::Value* a, llvm::Value* b,
@@ -234,6 +262,10 @@ llvm::Value* FunctionCodeGen::emit_cast(llvm::Value* v, DataType from, DataType 
   llvm::Type* type = llvm_type(to);
   if (from.is_handle() || to.is_handle())
     fail("cannot cast " + from.to_string() + " to " + to.to_string());
+  if (from.is_float() && from.bits == 16 && !to.is_float()) {  // through float32, exactly
+    from = DataType::Float(32, from.lanes);
+    v = builder_.CreateFPExt(v, llvm_type(from));
+  }
   if (to.is_bool()) {
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
     return from.is_float() ? builder_.CreateFCmpUNE(v, zero) : builder_.CreateICmpNE(v, zero);
@@ -246,7 +278,9 @@ llvm::Value* FunctionCodeGen::emit_cast(llvm::Value* v, DataType from, DataType 
   }
   bool from_signed = from.is_int();  // bool and uint extend with zeros
   if (to.is_float()) {
-    bool via_f32 = to.code == TypeCode::BFloat;  // see narrow_float
+    // Through float32: exact for float16 (its finite integers fit in 24 bits); bfloat16
+    // may round twice above 2^24.
+    bool via_f32 = to.bits == 16;
     llvm::Type* target = via_f32 ? f32 : type;
     llvm::Value* r =
         from_signed ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);

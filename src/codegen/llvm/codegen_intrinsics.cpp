@@ -1,11 +1,17 @@
-// FunctionCodeGen: math intrinsics.
+// FunctionCodeGen: intrinsics.
 //
 // float32 exp, log, tanh, sigmoid and erf use our vectorisable approximations
-// (math_approx.h); float16 and bfloat16 intrinsics are computed in float32. float64 uses
-// LLVM's intrinsics (exp, log: libm per lane for vectors) and libm's tanh / erf per lane.
-// sqrt, abs, floor, ceil, round, trunc map to LLVM intrinsics (single instructions on
-// x86 and AArch64); pow is llvm.pow (libm per lane).
+// (math_approx.h); float16 and bfloat16 math is computed in float32. float64 exp and log
+// use LLVM's intrinsics (libm per lane for vectors); the other transcendental functions
+// (float64 tanh and erf, the trigonometric and hyperbolic functions of either width) call
+// libm per lane (sinf / sin, ...; libm_symbols.h binds them in the JIT). sqrt, abs, floor,
+// ceil, round (roundeven), trunc map to LLVM intrinsics (single instructions on x86 with
+// SSE4.1 and on AArch64); pow is llvm.pow and float fmod is frem (libm per lane). Bitwise
+// and shift intrinsics are single integer instructions plus a select for the out-of-range
+// shift amounts.
 #include <llvm/IR/Intrinsics.h>
+
+#include <string>
 
 #include "codegen/llvm/function_codegen.h"
 #include "codegen/llvm/math_approx.h"
@@ -17,21 +23,26 @@ using namespace ir;
 
 namespace {
 
-/// Calls the libm function `name` (double -> double) on each lane of `x`.
-llvm::Value* call_libm_per_lane(llvm::IRBuilderBase& b, llvm::Module& module, const char* name,
-                                llvm::Value* x) {
-  llvm::Type* f64 = b.getDoubleTy();
+/// Calls the libm function `name` (T -> T or (T, T) -> T for the element type T of the
+/// arguments) on each lane of the arguments.
+llvm::Value* call_libm_per_lane(llvm::IRBuilderBase& b, llvm::Module& module,
+                                const std::string& name, const std::vector<llvm::Value*>& args) {
+  llvm::Type* element = args[0]->getType()->getScalarType();
+  std::vector<llvm::Type*> params(args.size(), element);
   llvm::FunctionCallee callee =
-      module.getOrInsertFunction(name, llvm::FunctionType::get(f64, {f64}, false));
+      module.getOrInsertFunction(name, llvm::FunctionType::get(element, params, false));
   auto* f = llvm::cast<llvm::Function>(callee.getCallee());
   f->addFnAttr(llvm::Attribute::NoUnwind);
   f->addFnAttr(llvm::Attribute::WillReturn);
   f->setDoesNotAccessMemory();
-  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
-  if (!vector) return b.CreateCall(callee, {x});
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(args[0]->getType());
+  if (!vector) return b.CreateCall(callee, args);
   llvm::Value* out = llvm::PoisonValue::get(vector);
-  for (unsigned i = 0; i < vector->getNumElements(); ++i)
-    out = b.CreateInsertElement(out, b.CreateCall(callee, {b.CreateExtractElement(x, i)}), i);
+  for (unsigned i = 0; i < vector->getNumElements(); ++i) {
+    std::vector<llvm::Value*> lane;
+    for (llvm::Value* a : args) lane.push_back(b.CreateExtractElement(a, i));
+    out = b.CreateInsertElement(out, b.CreateCall(callee, lane), i);
+  }
   return out;
 }
 
@@ -40,11 +51,23 @@ llvm::Value* call_libm_per_lane(llvm::IRBuilderBase& b, llvm::Module& module, co
 llvm::Value* FunctionCodeGen::emit_call(const CallNode* op) {
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) args.push_back(emit(a));
-  DataType t = op->dtype;
-  if (!t.is_float()) {  // abs is the one integer intrinsic
-    TESSEL_ICHECK(op->op == Intrinsic::abs, "integer ", intrinsic_name(op->op));
-    if (!t.is_int()) return args[0];  // unsigned and bool
-    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder_.getFalse());
+  DataType t = op->args[0].dtype();
+  switch (intrinsic_class(op->op)) {
+    case IntrinsicClass::Bitwise:
+    case IntrinsicClass::Shift:
+      return emit_integer_intrinsic(op->op, args, t);
+    case IntrinsicClass::Numeric:
+      if (!t.is_float()) return emit_integer_intrinsic(op->op, args, t);
+      break;
+    case IntrinsicClass::FloatTest: {
+      llvm::Value* x = args[0];
+      if (t.bits == 16) x = builder_.CreateFPExt(x, llvm_type(DataType::Float(32, t.lanes)));
+      if (op->op == Intrinsic::is_nan) return builder_.CreateFCmpUNO(x, x);
+      return builder_.CreateFCmpOEQ(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                                    llvm::ConstantFP::getInfinity(x->getType()));
+    }
+    case IntrinsicClass::Float:
+      break;
   }
   if (t.bits != 16) return emit_math(op->op, args, t);
   // 16-bit floats are computed in float32 (no libcalls for half / bfloat arithmetic).
@@ -53,10 +76,53 @@ llvm::Value* FunctionCodeGen::emit_call(const CallNode* op) {
   return narrow_float(emit_math(op->op, args, wide), t);
 }
 
+llvm::Value* FunctionCodeGen::emit_integer_intrinsic(Intrinsic op,
+                                                     const std::vector<llvm::Value*>& args,
+                                                     DataType t) {
+  llvm::Value* a = args[0];
+  llvm::Value* b = args.size() > 1 ? args[1] : nullptr;
+  llvm::Type* type = a->getType();
+  auto constant = [&](int64_t v) { return llvm::ConstantInt::get(type, v, /*IsSigned=*/true); };
+  switch (op) {
+    case Intrinsic::abs:
+      if (!t.is_int()) return a;  // unsigned and bool
+      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, builder_.getFalse());
+    case Intrinsic::fmod:  // truncated remainder; see safe_divisor
+      b = safe_divisor(a, b, t.is_int());
+      return t.is_int() ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    case Intrinsic::bitwise_and:
+      return builder_.CreateAnd(a, b);
+    case Intrinsic::bitwise_or:
+      return builder_.CreateOr(a, b);
+    case Intrinsic::bitwise_xor:
+      return builder_.CreateXor(a, b);
+    case Intrinsic::bitwise_not:
+      return builder_.CreateNot(a);
+    case Intrinsic::shift_left:
+    case Intrinsic::shift_right: {
+      // Amounts of `bits` or more (negative ones included, compared unsigned) shift every
+      // bit out; LLVM's shifts would give poison.
+      llvm::Value* width = constant(t.bits);
+      if (op == Intrinsic::shift_right && t.is_int())
+        return builder_.CreateAShr(
+            a, builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b, constant(t.bits - 1)));
+      llvm::Value* out = builder_.CreateICmpUGE(b, width);
+      llvm::Value* safe = builder_.CreateSelect(out, constant(0), b);
+      llvm::Value* shifted =
+          op == Intrinsic::shift_left ? builder_.CreateShl(a, safe) : builder_.CreateLShr(a, safe);
+      return builder_.CreateSelect(out, constant(0), shifted);
+    }
+    default:
+      break;
+  }
+  TESSEL_INTERNAL_ERROR("intrinsic ", intrinsic_name(op), " on ", t.to_string());
+}
+
 llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Value*>& args,
                                         DataType t) {
   llvm::Value* x = args[0];
   auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
+  bool f64 = t.bits == 64;
   switch (op) {
     case Intrinsic::abs:
       return unary(llvm::Intrinsic::fabs);
@@ -72,26 +138,34 @@ llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Va
     case Intrinsic::trunc:
       return unary(llvm::Intrinsic::trunc);
     case Intrinsic::round:
-      return unary(llvm::Intrinsic::round);
+      return unary(llvm::Intrinsic::roundeven);
     case Intrinsic::pow:
       return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, args[1]);
+    case Intrinsic::fmod:
+      return builder_.CreateFRem(x, args[1]);
     case Intrinsic::exp:
-      return t.bits == 64 ? unary(llvm::Intrinsic::exp) : approx_exp_f32(builder_, x);
+      return f64 ? unary(llvm::Intrinsic::exp) : approx_exp_f32(builder_, x);
     case Intrinsic::log:
-      return t.bits == 64 ? unary(llvm::Intrinsic::log) : approx_log_f32(builder_, x);
+      return f64 ? unary(llvm::Intrinsic::log) : approx_log_f32(builder_, x);
     case Intrinsic::tanh:
-      return t.bits == 64 ? call_libm_per_lane(builder_, module_, "tanh", x)
-                          : approx_tanh_f32(builder_, x);
+      if (!f64) return approx_tanh_f32(builder_, x);
+      break;
     case Intrinsic::erf:
-      return t.bits == 64 ? call_libm_per_lane(builder_, module_, "erf", x)
-                          : approx_erf_f32(builder_, x);
+      if (!f64) return approx_erf_f32(builder_, x);
+      break;
     case Intrinsic::sigmoid:
       return emit_sigmoid(builder_, x, [&](llvm::Value* v) {
-        return t.bits == 64 ? builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v)
-                            : approx_exp_f32(builder_, v);
+        return f64 ? builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v)
+                   : approx_exp_f32(builder_, v);
       });
+    default:
+      break;
   }
-  TESSEL_INTERNAL_ERROR("unhandled intrinsic ", intrinsic_name(op));
+  // The rest are libm functions of the intrinsic's name ("sinf" for float32).
+  TESSEL_ICHECK(intrinsic_class(op) == IntrinsicClass::Float && intrinsic_arity(op) == 1,
+                "unhandled intrinsic ", intrinsic_name(op));
+  return call_libm_per_lane(builder_, module_, std::string(intrinsic_name(op)) + (f64 ? "" : "f"),
+                            args);
 }
 
 }  // namespace tessel::codegen

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "codegen/llvm/function_codegen.h"
+#include "codegen/llvm/libm_symbols.h"
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/llvm/llvm_target.h"
 #include "support/error.h"
@@ -28,6 +29,11 @@ void check_names(const std::vector<ir::PrimFunc>& funcs) {
     if (f.name.rfind("tessel_", 0) == 0)
       TESSEL_USER_ERROR("codegen: function name '", f.name,
                         "' uses the prefix 'tessel_', reserved for the runtime");
+    for (const auto& [libm_name, address] : libm_symbols())
+      if (f.name == libm_name)
+        TESSEL_USER_ERROR("codegen: function name '", f.name,
+                          "' is a C math library function, which kernels may call; choose "
+                          "another name");
     if (!names.insert(f.name).second)
       TESSEL_USER_ERROR("codegen: two functions are named '", f.name, "'");
     if (!f.body.defined()) TESSEL_USER_ERROR("codegen of '", f.name, "': the body is undefined");

@@ -82,6 +82,12 @@ class FunctionCodeGen {
   llvm::Value* emit_arith(ir::ExprKind kind, llvm::Value* a, llvm::Value* b, ir::DataType t);
   llvm::Value* emit_div_mod(bool is_div, llvm::Value* a, llvm::Value* b, const ir::Expr& divisor,
                             ir::DataType t);
+  /// The divisor b of a / b or a % b made safe for LLVM's division instructions, which
+  /// are undefined (and trap on x86) for b == 0 and for INT_MIN / -1: 1 replaces b there,
+  /// so INT_MIN / -1 wraps to INT_MIN with remainder 0 and x / 0 gives x (the IR leaves
+  /// division by zero undefined; this only keeps kernels from crashing). Folds away for
+  /// constant divisors.
+  llvm::Value* safe_divisor(llvm::Value* a, llvm::Value* b, bool is_signed);
   llvm::Value* emit_compare(ir::ExprKind kind, llvm::Value* a, llvm::Value* b, ir::DataType t);
   llvm::Value* emit_cast(llvm::Value* v, ir::DataType from, ir::DataType to);
   /// Rounds a wider float value to the float type `to` (to nearest even). bfloat16 is
@@ -108,6 +114,9 @@ class FunctionCodeGen {
 
   // ---- math intrinsics (codegen_intrinsics.cpp) ----
   llvm::Value* emit_call(const ir::CallNode* op);
+  /// An intrinsic on integer or bool values of type `t` (abs, fmod, bitwise, shifts).
+  llvm::Value* emit_integer_intrinsic(ir::Intrinsic op, const std::vector<llvm::Value*>& args,
+                                      ir::DataType t);
   /// A float intrinsic on float32 or float64 values.
   llvm::Value* emit_math(ir::Intrinsic op, const std::vector<llvm::Value*>& args, ir::DataType t);
 

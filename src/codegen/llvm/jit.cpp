@@ -11,6 +11,7 @@
 #include <ostream>
 #include <unordered_map>
 
+#include "codegen/llvm/libm_symbols.h"
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/llvm/llvm_target.h"
 #include "support/error.h"
@@ -48,9 +49,10 @@ std::unique_ptr<llvm::orc::LLJIT> create_jit(const Target& target) {
   define("tessel_parallel_for", &tessel_parallel_for);
   define("tessel_workspace_alloc", &tessel_workspace_alloc);
   define("tessel_workspace_free", &tessel_workspace_free);
+  for (const auto& [name, address] : libm_symbols()) define(name, address);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))),
         "cannot define the runtime symbols");
-  // libm (expf, powf, ...) and libc (memset, memcpy) from the process.
+  // Anything else (libc's memset, memcpy) from the process.
   dylib.addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                               jit->getDataLayout().getGlobalPrefix()),
                           "cannot search the process's symbols"));

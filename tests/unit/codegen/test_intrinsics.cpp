@@ -132,7 +132,7 @@ const UnaryCase kF32Cases[] = {
     {"abs", Intrinsic::abs, [](double x) { return std::fabs(x); }, -100, 100, false, 0},
     {"floor", Intrinsic::floor, [](double x) { return std::floor(x); }, -100, 100, false, 0},
     {"ceil", Intrinsic::ceil, [](double x) { return std::ceil(x); }, -100, 100, false, 0},
-    {"round", Intrinsic::round, [](double x) { return std::round(x); }, -100, 100, false, 0},
+    {"round", Intrinsic::round, [](double x) { return std::nearbyint(x); }, -100, 100, false, 0},
     {"trunc", Intrinsic::trunc, [](double x) { return std::trunc(x); }, -100, 100, false, 0},
 };
 

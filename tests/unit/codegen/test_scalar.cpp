@@ -176,9 +176,15 @@ TEST(CodegenScalar, FloatMinMaxAndComparisons) {
        tc = array(std::vector<int32_t>(n), DataType::Int(32));
   ASSERT_EQ(run(f, {&ta, &tb, &tmn, &tmx, &tc}), 0);
   for (int64_t k = 0; k < n; ++k) {
-    // minnum / maxnum: a NaN operand yields the other operand.
-    EXPECT_EQ(values<float>(tmn)[k], std::fmin(a[k], b[k]));
-    EXPECT_EQ(values<float>(tmx)[k], std::fmax(a[k], b[k]));
+    // NaN-propagating: a NaN operand yields NaN.
+    bool any_nan = std::isnan(a[k]) || std::isnan(b[k]);
+    if (any_nan) {
+      EXPECT_TRUE(std::isnan(values<float>(tmn)[k])) << a[k] << " vs " << b[k];
+      EXPECT_TRUE(std::isnan(values<float>(tmx)[k])) << a[k] << " vs " << b[k];
+    } else {
+      EXPECT_EQ(values<float>(tmn)[k], std::fmin(a[k], b[k]));
+      EXPECT_EQ(values<float>(tmx)[k], std::fmax(a[k], b[k]));
+    }
     int expected = (a[k] == b[k]) + (a[k] != b[k]) * 2 + (a[k] < b[k]) * 4 + (a[k] <= b[k]) * 8 +
                    (a[k] > b[k]) * 16 + (a[k] >= b[k]) * 32;
     EXPECT_EQ(values<int32_t>(tc)[k], expected) << a[k] << " vs " << b[k];

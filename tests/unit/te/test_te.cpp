@@ -106,7 +106,8 @@ TEST(Te, ReduceAxisWithMin) {
   IterVar k = reduce_axis(2, 5, "k");
   EXPECT_TRUE(ir::is_const_int(k.min, 2));
   EXPECT_TRUE(ir::is_const_int(k.extent, 5));
-  expect_compile_error([] { reduce_axis(0, "k"); }, "expected a positive extent");
+  EXPECT_TRUE(ir::is_const_int(reduce_axis(0, "e").extent, 0));  // empty: the identity
+  expect_compile_error([] { reduce_axis(-1, "k"); }, "expected an extent >= 0");
 }
 
 TEST(Te, ReductionMustBeTheWholeBody) {
