@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev
-  libgtest-dev libdnnl-dev
+  libgtest-dev libdnnl-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   python3 python3-numpy
 )
 missing=()

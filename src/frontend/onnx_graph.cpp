@@ -1,0 +1,180 @@
+// Building the graph IR from an ONNX ModelProto.
+#include "frontend/onnx_graph.h"
+
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "frontend/onnx_attribute.h"
+#include "frontend/onnx_tensor.h"
+#include "frontend/onnx_types.h"
+#include "support/error.h"
+
+namespace tessel::frontend {
+
+namespace {
+
+/// "ai.onnx" and "" both name the default ONNX domain; tessel uses "".
+std::string normalize_domain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+/// The label graph::Node::describe gives the node once it is built, for messages raised
+/// while building it.
+std::string describe_node(const onnx::NodeProto& node) {
+  std::string op = node.domain().empty() ? node.op_type() : node.domain() + "." + node.op_type();
+  if (!node.name().empty()) return "node '" + node.name() + "' (" + op + ")";
+  std::string first_output = node.output_size() ? node.output(0) : std::string();
+  return "node producing '" + (first_output.empty() ? "?" : first_output) + "' (" + op + ")";
+}
+
+/// The type a value's declaration gives, when it names a tensor with a shape; nullopt when
+/// it declares no type, no element type or no shape. Non-tensor types are errors.
+std::optional<graph::TensorType> declared_type(const onnx::ValueInfoProto& info) {
+  if (!info.has_type() || info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+    return std::nullopt;
+  const onnx::TypeProto& type = info.type();
+  if (type.has_tensor_type() &&
+      (!type.tensor_type().has_shape() || !type.tensor_type().has_elem_type()))
+    return std::nullopt;
+  return tensor_type_from_onnx(type, info.name());
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const onnx::ModelProto& model, const std::string& external_data_dir)
+      : model_(model), proto_(model.graph()), external_data_dir_(external_data_dir) {}
+
+  graph::Graph build() {
+    graph_.name = proto_.name();
+    import_opsets();
+    import_initializers();
+    import_inputs();
+    collect_output_types();
+    for (const onnx::NodeProto& node : proto_.node()) import_node(node);
+    import_outputs();
+    graph::verify(graph_);
+    return std::move(graph_);
+  }
+
+ private:
+  void import_opsets() {
+    for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
+      std::string domain = normalize_domain(opset.domain());
+      if (opset.version() < 1 || opset.version() > std::numeric_limits<int>::max())
+        TESSEL_USER_ERROR("opset_import for domain '", domain, "' has version ", opset.version(),
+                          ", expected a positive int");
+      auto [it, inserted] = graph_.opsets.emplace(domain, static_cast<int>(opset.version()));
+      if (!inserted && it->second != opset.version())
+        TESSEL_USER_ERROR("opset_import lists domain '", domain, "' twice (versions ", it->second,
+                          " and ", opset.version(), ")");
+    }
+  }
+
+  void import_initializers() {
+    if (proto_.sparse_initializer_size())
+      TESSEL_USER_ERROR("sparse initializer '", proto_.sparse_initializer(0).values().name(),
+                        "': sparse tensors are not supported");
+    for (const onnx::TensorProto& init : proto_.initializer()) {
+      const std::string what = "initializer '" + init.name() + "'";
+      if (init.name().empty()) TESSEL_USER_ERROR("an initializer has no name");
+      auto data = std::make_shared<const runtime::NDArray>(
+          tensor_from_onnx(init, what, external_data_dir_));
+      graph_.add_constant(init.name(), std::move(data));
+    }
+  }
+
+  void import_inputs() {
+    for (const onnx::ValueInfoProto& input : proto_.input()) {
+      graph::Value* existing = graph_.find_value(input.name());
+      if (existing && existing->is_constant()) continue;  // IR < 4 lists initializers here too
+      if (!input.has_type()) TESSEL_USER_ERROR("graph input '", input.name(), "' has no type");
+      graph_.add_input(
+          graph_.add_value(input.name(), tensor_type_from_onnx(input.type(), input.name())));
+    }
+  }
+
+  /// The declared types of graph outputs, from the outputs or else from value_info.
+  void collect_output_types() {
+    std::set<std::string> output_names;
+    for (const onnx::ValueInfoProto& output : proto_.output()) {
+      output_names.insert(output.name());
+      if (auto type = declared_type(output)) output_types_.emplace(output.name(), *type);
+    }
+    for (const onnx::ValueInfoProto& info : proto_.value_info()) {
+      if (!output_names.count(info.name()) || output_types_.count(info.name())) continue;
+      if (auto type = declared_type(info)) output_types_.emplace(info.name(), *type);
+    }
+  }
+
+  int opset_of(const std::string& domain, const std::string& label) const {
+    auto it = graph_.opsets.find(domain);
+    if (it == graph_.opsets.end())
+      TESSEL_USER_ERROR(label, " uses domain '", domain,
+                        "' but the model's opset_import has no entry for it");
+    return it->second;
+  }
+
+  void import_node(const onnx::NodeProto& proto) {
+    const std::string label = describe_node(proto);
+    graph::Node node;
+    node.name = proto.name();
+    node.op_type = proto.op_type();
+    node.domain = normalize_domain(proto.domain());
+    node.opset = opset_of(node.domain, label);
+    for (const onnx::AttributeProto& attr : proto.attribute()) {
+      graph::Attribute value = attribute_from_onnx(attr, label, external_data_dir_);
+      if (!node.attributes.emplace(attr.name(), std::move(value)).second)
+        TESSEL_USER_ERROR(label, " has two attributes named '", attr.name(), "'");
+    }
+    for (int i = 0; i < proto.input_size(); ++i) {
+      const std::string& name = proto.input(i);
+      graph::Value* value = name.empty() ? nullptr : graph_.find_value(name);
+      if (!name.empty() && !value)
+        TESSEL_USER_ERROR(label, " input ", i, " '", name,
+                          "' is not defined by any earlier node, graph input or initializer");
+      node.inputs.push_back(value);
+    }
+    for (int i = 0; i < proto.output_size(); ++i) {
+      const std::string& name = proto.output(i);
+      if (name.empty()) {
+        node.outputs.push_back(nullptr);
+        continue;
+      }
+      if (graph_.find_value(name))
+        TESSEL_USER_ERROR(label, " output ", i, " '", name,
+                          "' is already defined by an earlier node, a graph input or an "
+                          "initializer");
+      auto declared = output_types_.find(name);
+      node.outputs.push_back(graph_.add_value(
+          name, declared == output_types_.end() ? graph::TensorType{} : declared->second));
+    }
+    graph_.add_node(std::move(node));
+  }
+
+  void import_outputs() {
+    for (const onnx::ValueInfoProto& output : proto_.output()) {
+      graph::Value* value = graph_.find_value(output.name());
+      if (!value)
+        TESSEL_USER_ERROR("graph output '", output.name(),
+                          "' is not computed by any node and is not a graph input or an "
+                          "initializer");
+      graph_.add_output(value);
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& proto_;
+  const std::string& external_data_dir_;
+  graph::Graph graph_;
+  std::map<std::string, graph::TensorType> output_types_;
+};
+
+}  // namespace
+
+graph::Graph graph_from_onnx(const onnx::ModelProto& model, const std::string& external_data_dir) {
+  return GraphBuilder(model, external_data_dir).build();
+}
+
+}  // namespace tessel::frontend

@@ -1,0 +1,120 @@
+// The public entry points of the ONNX frontend: reading files, parsing and checking
+// protobufs, and naming the source in every error.
+#include "frontend/onnx_importer.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <new>
+
+#include "frontend/onnx_graph.h"
+#include "frontend/onnx_tensor.h"
+#include "runtime/error.h"
+#include "support/error.h"
+
+namespace tessel::frontend {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Runs `body`, prefixing the message of any error it raises with `source`; allocation and
+/// runtime failures become CompileErrors too.
+template <class Body>
+auto naming_source(const std::string& source, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const CompileError& e) {
+    throw CompileError(source + ": " + e.what());
+  } catch (const runtime::Error& e) {
+    throw CompileError(source + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw CompileError(source + ": out of memory");
+  }
+}
+
+/// The whole content of the file at `path`; `kind` ("ONNX model") names what it should be.
+std::string read_file(const std::string& path, const char* kind) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    TESSEL_USER_ERROR("not a valid ", kind, ": no such file (or not a regular file)");
+  auto size = fs::file_size(path, ec);
+  if (ec) TESSEL_USER_ERROR("not a valid ", kind, ": cannot read the file size");
+  if (size == 0) TESSEL_USER_ERROR("not a valid ", kind, ": the file is empty");
+  if (size > static_cast<uintmax_t>(INT_MAX))
+    TESSEL_USER_ERROR("not a valid ", kind, ": the file has ", size,
+                      " bytes, more than protobuf's 2 GiB limit");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (!in || in.gcount() != static_cast<std::streamsize>(size))
+    TESSEL_USER_ERROR("not a valid ", kind, ": cannot read the file");
+  return bytes;
+}
+
+/// The folder beside `path`, where its external data lives.
+std::string folder_of(const std::string& path) {
+  fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+/// Parses `bytes` as a ModelProto and checks that the result is a model: protobuf accepts
+/// some garbage as unknown fields, so a successful parse alone proves little.
+onnx::ModelProto parse_model(const std::string& bytes) {
+  if (bytes.empty()) TESSEL_USER_ERROR("not a valid ONNX model: the file is empty");
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    TESSEL_USER_ERROR(
+        "not a valid ONNX model: protobuf parsing failed (truncated or corrupt "
+        "data)");
+  if (!model.has_ir_version() || model.ir_version() <= 0)
+    TESSEL_USER_ERROR("not a valid ONNX model: ir_version is not set");
+  if (!model.has_graph()) TESSEL_USER_ERROR("not a valid ONNX model: the model has no graph");
+  if (model.opset_import_size() == 0)
+    TESSEL_USER_ERROR("not a valid ONNX model: the model has no opset_import");
+  return model;
+}
+
+}  // namespace
+
+graph::Graph import_onnx_file(const std::string& path) {
+  return naming_source(path, [&] {
+    onnx::ModelProto model = parse_model(read_file(path, "ONNX model"));
+    return graph_from_onnx(model, folder_of(path));
+  });
+}
+
+graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& source_name,
+                               const std::string& external_data_dir) {
+  return naming_source(source_name, [&] {
+    onnx::ModelProto model = parse_model(bytes);
+    return graph_from_onnx(model, external_data_dir);
+  });
+}
+
+runtime::NDArray load_tensor_file(const std::string& path) {
+  return naming_source(path, [&] {
+    onnx::TensorProto proto;
+    if (!proto.ParseFromString(read_file(path, "ONNX tensor")))
+      TESSEL_USER_ERROR(
+          "not a valid ONNX tensor: protobuf parsing failed (truncated or "
+          "corrupt data)");
+    return tensor_from_onnx(proto, "tensor '" + proto.name() + "'", folder_of(path));
+  });
+}
+
+void save_tensor_file(const runtime::NDArray& array, const std::string& path) {
+  naming_source(path, [&] {
+    std::string bytes;
+    if (!tensor_to_onnx(array).SerializeToString(&bytes))
+      TESSEL_USER_ERROR("cannot serialize the tensor");
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) TESSEL_USER_ERROR("cannot write the file");
+  });
+}
+
+}  // namespace tessel::frontend
