@@ -1,0 +1,36 @@
+// The table of logical and comparison operators, all with bool results: And Or Xor Equal
+// Greater Less GreaterOrEqual LessOrEqual. Float comparisons with NaN are false.
+#include "ops/elementwise/elementwise.h"
+
+namespace tessel::ops::elementwise {
+
+namespace {
+
+using ir::Expr;
+
+BinaryOp logic(std::string name, int since_version, unsigned types, Expr (*f)(Expr, Expr)) {
+  BinaryOp op;
+  op.name = std::move(name);
+  op.since_version = since_version;
+  op.types = types;
+  op.bool_result = true;
+  op.body = [f](const OpContext&, const Expr& a, const Expr& b) { return f(a, b); };
+  return op;
+}
+
+}  // namespace
+
+std::vector<BinaryOp> logic_ops() {
+  return {
+      logic("And", 7, kBool, [](Expr a, Expr b) { return a && b; }),
+      logic("Or", 7, kBool, [](Expr a, Expr b) { return a || b; }),
+      logic("Xor", 7, kBool, [](Expr a, Expr b) { return a != b; }),
+      logic("Equal", 7, kAnyType, [](Expr a, Expr b) { return a == b; }),
+      logic("Greater", 7, kNumeric, [](Expr a, Expr b) { return a > b; }),
+      logic("Less", 7, kNumeric, [](Expr a, Expr b) { return a < b; }),
+      logic("GreaterOrEqual", 12, kNumeric, [](Expr a, Expr b) { return a >= b; }),
+      logic("LessOrEqual", 12, kNumeric, [](Expr a, Expr b) { return a <= b; }),
+  };
+}
+
+}  // namespace tessel::ops::elementwise

@@ -1,0 +1,16 @@
+// Registers the nn operators: contractions, convolutions, poolings and quantisation.
+#include "ops/nn/nn_ops.h"
+
+namespace tessel::ops {
+
+void register_nn_ops(OpRegistry& registry) {
+  nn::register_matmul_ops(registry);
+  nn::register_einsum_op(registry);
+  nn::register_conv_ops(registry);
+  nn::register_pool_ops(registry);
+  nn::register_max_unpool_op(registry);
+  nn::register_quantize_ops(registry);
+  nn::register_quantized_compute_ops(registry);
+}
+
+}  // namespace tessel::ops

@@ -1,0 +1,53 @@
+// The row-parallel CPU schedule of the reduction family (see row_schedule.h).
+#include "ops/reduction/row_schedule.h"
+
+#include "ops/cpu_features.h"
+#include "ops/op_util.h"
+
+namespace tessel::ops::reduction {
+namespace {
+
+/// Splits the last loop of an element-wise float32 stage whose rows are longer than a
+/// vector and vectorizes the inner part.
+void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_axes) {
+  te::Operation op = s.stage(stage).op;
+  te::Tensor t = op->output(0);
+  int lanes = host_float_lanes();
+  std::vector<int64_t> shape = static_shape(t);
+  if (op->has_reduction() || op->num_outputs() != 1 || t.dtype() != ir::DataType::Float(32) ||
+      static_cast<int64_t>(shape.size()) <= row_axes || shape.back() < lanes)
+    return;
+  std::string last = s.stage(stage).leaves.back();
+  s.vectorize(stage, s.split(stage, last, lanes).second);
+}
+
+}  // namespace
+
+void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work) {
+  if (row_axes == 0) {
+    schedule_generic(s, {y});
+    return;
+  }
+  const std::vector<std::string> loops = s.stage(y).leaves;
+  std::string rows = loops[0];
+  for (int64_t d = 1; d < row_axes; ++d) rows = s.fuse(y, rows, loops[static_cast<size_t>(d)]);
+  if (work >= kParallelMinElements) s.parallel(y, rows);
+  std::string output = s.stage(y).name;
+  std::vector<std::string> inner;
+  for (const schedule::Stage& stage : s.stages())
+    if (!stage.is_placeholder() && stage.name != output) inner.push_back(stage.name);
+  for (const std::string& stage : inner) {
+    s.compute_at(stage, y, rows);
+    vectorize_row(s, stage, row_axes);
+  }
+  vectorize_row(s, output, row_axes);
+}
+
+int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank) {
+  if (axes.empty()) return 0;
+  for (size_t k = 0; k < axes.size(); ++k)
+    if (axes[k] != rank - static_cast<int64_t>(axes.size() - k)) return 0;
+  return axes.front();
+}
+
+}  // namespace tessel::ops::reduction

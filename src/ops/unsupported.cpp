@@ -1,0 +1,36 @@
+// The reasons behind the operators tessel does not compile yet.
+#include "ops/unsupported.h"
+
+#include <map>
+
+namespace tessel::ops {
+
+std::string unsupported_reason(const std::string& op_type) {
+  static const std::map<std::string, std::string> reasons = [] {
+    std::map<std::string, std::string> r;
+    auto add = [&r](std::initializer_list<const char*> ops, const char* why) {
+      for (const char* op : ops) r[op] = why;
+    };
+    add({"If", "Loop", "Scan", "SequenceMap"},
+        "control flow with subgraph bodies is not compiled yet");
+    add({"NonZero", "Unique", "NonMaxSuppression", "StringSplit"},
+        "its output shape depends on input values, and kernels are compiled for static shapes");
+    add({"RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Bernoulli",
+         "Multinomial"},
+        "it draws random numbers; tessel's kernels are deterministic");
+    add({"RNN", "LSTM", "GRU"}, "recurrent operators are not compiled yet");
+    add({"DFT", "STFT", "BlackmanWindow", "HammingWindow", "HannWindow", "MelWeightMatrix"},
+        "signal-processing operators (opset 17) are not compiled yet");
+    add({"TfIdfVectorizer", "StringNormalizer", "RegexFullMatch"},
+        "text operators work on strings, which tessel does not support");
+    add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
+         "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Optional",
+         "OptionalGetElement", "OptionalHasElement"},
+        "sequence and optional values are not supported");
+    return r;
+  }();
+  auto it = reasons.find(op_type);
+  return it != reasons.end() ? it->second : "no compute is registered for it yet";
+}
+
+}  // namespace tessel::ops
