@@ -10,4 +10,10 @@ namespace tessel::cli {
 /// against naive references and prints GFLOP/s.
 int run_demo(const std::vector<std::string>& args);
 
+/// `tessel test-onnx`: runs ONNX backend test cases and reports pass / fail / skip per case.
+int run_test_onnx(const std::vector<std::string>& args);
+
+/// `tessel list-ops`: prints the supported operators, their opsets and pattern kinds.
+int run_list_ops(const std::vector<std::string>& args);
+
 }  // namespace tessel::cli

@@ -13,7 +13,11 @@ void print_usage() {
   std::cerr << "usage: tessel <command> [options]\n"
                "commands:\n"
                "  demo [--threads N] [--print-after PASS|all] [--small]\n"
-               "       build matmul, conv2d and softmax; print their IR; run and check them\n";
+               "       build matmul, conv2d and softmax; print their IR; run and check them\n"
+               "  test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]\n"
+               "       run ONNX backend test cases (model.onnx + test_data_set_*) and compare\n"
+               "  list-ops\n"
+               "       list the supported operators with their opsets and pattern kinds\n";
 }
 
 }  // namespace
@@ -27,6 +31,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "demo") return tessel::cli::run_demo(args);
+    if (command == "test-onnx") return tessel::cli::run_test_onnx(args);
+    if (command == "list-ops") return tessel::cli::run_list_ops(args);
     if (command == "--help" || command == "help") {
       print_usage();
       return 0;

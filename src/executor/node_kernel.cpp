@@ -1,0 +1,171 @@
+// compile_node / run_node: one graph node -> registry entry -> TE -> schedule -> JIT kernel.
+#include "executor/node_kernel.h"
+
+#include <cstring>
+
+#include "ops/op_util.h"
+#include "ops/registry.h"
+#include "ops/unsupported.h"
+#include "support/error.h"
+#include "te/compute.h"
+
+namespace tessel::executor {
+
+namespace {
+
+/// A symbol-safe kernel name for the node.
+std::string kernel_name(const graph::Node& node) {
+  std::string name = "k_" + node.op_type;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+/// Fails when an attribute the schema knows has another kind (before any op code reads it).
+void check_attribute_kinds(const ops::OpContext& ctx) {
+  for (const ops::AttrSpec& spec : ctx.def().attributes) {
+    const graph::Attribute* given = ctx.node().attribute(spec.name);
+    if (given && given->kind != spec.kind)
+      ctx.fail("attribute '" + spec.name + "' must be of type " + graph::attr_kind_name(spec.kind) +
+               ", found " + graph::attr_kind_name(given->kind));
+    if (!given && spec.required) ctx.fail("attribute '" + spec.name + "' is required");
+  }
+}
+
+std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
+  const graph::Node& node = ctx.node();
+  std::vector<graph::TensorType> types = ctx.def().infer(ctx);
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    if (k >= types.size()) {
+      if (node.outputs[k]) ctx.fail("output " + std::to_string(k) + " is not supported");
+      continue;
+    }
+    if (!types[k].has_static_shape())
+      TESSEL_INTERNAL_ERROR(node.describe(), ": inferred output ", k, " type ",
+                            types[k].to_string(), " is not static");
+    graph::checked_num_elements(types[k].shape(),
+                                node.describe() + " output " + std::to_string(k));
+  }
+  return types;
+}
+
+}  // namespace
+
+const ops::OpDef& find_op(const graph::Node& node) {
+  if (!node.domain.empty() && node.domain != "ai.onnx")
+    TESSEL_USER_ERROR(node.describe(), ": operators of domain '", node.domain,
+                      "' are not supported");
+  const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
+  if (!def)
+    TESSEL_USER_ERROR(node.describe(), ", opset ", node.opset, ": operator '", node.op_type,
+                      "' is not supported: ", ops::unsupported_reason(node.op_type));
+  if (node.opset < def->since_version)
+    TESSEL_USER_ERROR(node.describe(), ", opset ", node.opset, ": ", node.op_type,
+                      " is supported from opset ", def->since_version, " on");
+  return *def;
+}
+
+NodeKernel compile_node(const graph::Node& node, const std::vector<graph::TensorType>& input_types,
+                        const std::vector<const runtime::NDArray*>& input_values,
+                        const driver::BuildOptions& options) {
+  const ops::OpDef& def = find_op(node);
+  ops::OpContext ctx(node, def, input_types, input_values);
+  check_attribute_kinds(ctx);
+  for (int i : def.value_inputs)
+    if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
+      ctx.fail("the value of input " + std::to_string(i) + " '" + node.inputs[i]->name +
+               "' must be known at compile time (a constant, or computed from constants and "
+               "shapes)");
+
+  NodeKernel result;
+  result.output_types = infer_outputs(ctx);
+  if (def.fold) {
+    std::vector<runtime::NDArray> folded = def.fold(ctx);
+    for (auto& array : folded)
+      result.folded.push_back(std::make_shared<const runtime::NDArray>(std::move(array)));
+    return result;
+  }
+
+  std::vector<te::Tensor> placeholders(node.inputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    if (ctx.has_input(i))
+      placeholders[i] = te::placeholder(ops::shape_exprs(ctx.input_shape(i)),
+                                        input_types[i].dtype, "in" + std::to_string(i));
+  std::vector<te::Tensor> outputs = def.compute(ctx, placeholders);
+  TESSEL_ICHECK(outputs.size() <= result.output_types.size() && !outputs.empty(), node.describe(),
+                ": compute returned ", outputs.size(), " tensors for ",
+                result.output_types.size(), " inferred outputs");
+  // The kernel takes the inputs its compute reads (value inputs are baked in), then outputs.
+  schedule::Schedule schedule(outputs);
+  std::vector<te::Tensor> args;
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    if (!placeholders[i].defined() || !schedule.stage_of(placeholders[i].op().get())) continue;
+    args.push_back(placeholders[i]);
+    result.kernel_inputs.push_back(i);
+  }
+  bool any_elements = false;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const graph::TensorType& expected = result.output_types[k];
+    TESSEL_ICHECK(outputs[k].dtype() == expected.dtype &&
+                      ops::static_shape(outputs[k]) == expected.shape(),
+                  node.describe(), ": compute output ", k, " is ", outputs[k].dtype().to_string(),
+                  " with another shape than the inferred ", expected.to_string());
+    if (k < node.outputs.size() && node.outputs[k] && expected.num_elements() > 0)
+      any_elements = true;
+    args.push_back(outputs[k]);
+    result.kernel_outputs.push_back(k);
+  }
+  if (!any_elements) return result;
+  if (def.schedule)
+    def.schedule(ctx, schedule, outputs);
+  else
+    ops::schedule_generic(schedule, outputs);
+  try {
+    result.kernel = std::make_shared<driver::Kernel>(
+        driver::build(schedule, args, kernel_name(node), options));
+  } catch (const CompileError& e) {
+    ctx.fail(std::string("kernel build failed: ") + e.what());
+  }
+  return result;
+}
+
+std::vector<runtime::NDArray> run_node(const graph::Node& node,
+                                       const std::vector<const runtime::NDArray*>& inputs) {
+  TESSEL_ICHECK(inputs.size() == node.inputs.size(), node.describe(), ": ", inputs.size(),
+                " arrays for ", node.inputs.size(), " inputs");
+  std::vector<graph::TensorType> types(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i])
+      types[i] = graph::TensorType::of(graph::to_data_type(inputs[i]->dtype()), inputs[i]->shape());
+  return run_compiled(node, compile_node(node, types, inputs), inputs);
+}
+
+std::vector<runtime::NDArray> run_compiled(const graph::Node& node, const NodeKernel& compiled,
+                                           const std::vector<const runtime::NDArray*>& inputs) {
+  std::vector<runtime::NDArray> outputs;
+  if (!compiled.folded.empty()) {
+    for (const auto& array : compiled.folded) outputs.push_back(array->copy());
+    return outputs;
+  }
+  for (size_t k = 0; k < compiled.output_types.size() && k < node.outputs.size(); ++k) {
+    const graph::TensorType& type = compiled.output_types[k];
+    outputs.emplace_back(type.shape(), graph::to_runtime_dtype(type.dtype));
+  }
+  std::vector<runtime::NDArray> scratch;
+  if (!compiled.kernel) return outputs;
+  std::vector<void*> args;
+  for (size_t i : compiled.kernel_inputs) args.push_back(const_cast<void*>(inputs[i]->data()));
+  for (size_t k : compiled.kernel_outputs) {
+    if (k < outputs.size()) {
+      args.push_back(outputs[k].data());
+    } else {
+      const graph::TensorType& type = compiled.output_types[k];
+      scratch.emplace_back(type.shape(), graph::to_runtime_dtype(type.dtype));
+      args.push_back(scratch.back().data());
+    }
+  }
+  compiled.kernel->run(args);
+  return outputs;
+}
+
+}  // namespace tessel::executor

@@ -1,0 +1,55 @@
+// Compiling one graph node into a kernel, and running one node on host arrays.
+//
+// compile_node is the single path from an operator call to native code: look the operator
+// up in the registry, infer its output types, build its tensor-expression compute over one
+// placeholder per input, apply its default schedule and JIT-compile (driver::build).
+// The kernel's arguments are the node's present inputs, then its outputs, in order.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "driver/build.h"
+#include "graph/graph.h"
+#include "ops/op_def.h"
+#include "runtime/ndarray.h"
+
+namespace tessel::executor {
+
+/// A node compiled for fixed input types.
+struct NodeKernel {
+  /// Types of the node's outputs (one per output slot; omitted outputs included).
+  std::vector<graph::TensorType> output_types;
+  /// The compiled kernel; empty for folded (metadata) operators and for nodes whose outputs
+  /// are all empty tensors.
+  std::shared_ptr<driver::Kernel> kernel;
+  /// For folded operators: the outputs, computed at compile time.
+  std::vector<std::shared_ptr<const runtime::NDArray>> folded;
+  /// Positions of the node's inputs that the kernel takes as arguments (present inputs).
+  std::vector<size_t> kernel_inputs;
+  /// Positions of the node's outputs that the kernel writes.
+  std::vector<size_t> kernel_outputs;
+};
+
+/// The registry entry for `node`; CompileError naming the node, its operator and opset when
+/// the operator (or that opset version of it) is not supported.
+const ops::OpDef& find_op(const graph::Node& node);
+
+/// Compiles `node` for inputs of `input_types`; `input_values[i]` is the value of input i
+/// when known at compile time (it must be for the operator's value_inputs), else nullptr.
+NodeKernel compile_node(const graph::Node& node, const std::vector<graph::TensorType>& input_types,
+                        const std::vector<const runtime::NDArray*>& input_values,
+                        const driver::BuildOptions& options = {});
+
+/// Runs a compiled node on `inputs` (nullptr for an omitted optional input); returns one
+/// array per node output slot.
+std::vector<runtime::NDArray> run_compiled(const graph::Node& node, const NodeKernel& compiled,
+                                           const std::vector<const runtime::NDArray*>& inputs);
+
+/// Compiles and runs `node` on `inputs` (nullptr for an omitted optional input); every
+/// input's value is available to the operator at compile time. Returns one array per output
+/// slot. For tests and constant folding.
+std::vector<runtime::NDArray> run_node(const graph::Node& node,
+                                       const std::vector<const runtime::NDArray*>& inputs);
+
+}  // namespace tessel::executor
