@@ -5,7 +5,7 @@
 #include "reduction_test_util.h"
 #include "support/error.h"
 
-namespace tessel::reduction_test {
+namespace tessel::ops::testing {
 namespace {
 
 struct LossCase {
@@ -51,8 +51,8 @@ Values log_softmax_classes(const Values& x, int64_t n, int64_t c, int64_t d) {
   return lp;
 }
 
-Attrs loss_attrs(const LossCase& lc) {
-  Attrs attrs{{"reduction", Attribute::of_string(lc.reduction)}};
+Attributes loss_attrs(const LossCase& lc) {
+  Attributes attrs{{"reduction", Attribute::of_string(lc.reduction)}};
   if (lc.ignore_index) attrs["ignore_index"] = Attribute::of_int(*lc.ignore_index);
   return attrs;
 }
@@ -100,42 +100,42 @@ void check_loss_cases(const std::string& op, DType target_type, unsigned seed) {
     SCOPED_TRACE(::testing::PrintToString(s.scores) + " " + lc.reduction + " weighted " +
                  std::to_string(lc.weighted) + " ignore " +
                  (lc.ignore_index ? std::to_string(*lc.ignore_index) : "-"));
-    Values x = as_float32(random_values(count(s.scores), seed, -3, 3));
-    Values weight = as_float32(random_values(s.c, seed + 1, 0.2, 2));
+    Values x = stored(kF32, random_values<double>({count(s.scores)}, seed, -3, 3));
+    Values weight = stored(kF32, random_values<double>({s.c}, seed + 1, 0.2, 2));
     Values t = make_targets(count(s.target), s.c, lc.ignore_index, seed + 2);
-    NDArray scores = floats(s.scores, x), w = floats({s.c}, weight);
-    NDArray target = make_array(s.target, target_type, t);
+    NDArray scores = make_array(kF32, s.scores, x), w = make_array(kF32, {s.c}, weight);
+    NDArray target = make_array(target_type, s.target, t);
     std::vector<const NDArray*> inputs{&scores, &target};
     if (lc.weighted) inputs.push_back(&w);
-    std::vector<NDArray> out = run_op(op, 13, inputs, loss_attrs(lc), softmax ? 2 : 1);
+    std::vector<NDArray> out = run_op_outputs(op, inputs, loss_attrs(lc), 13, softmax ? 2 : 1);
     Values lp = softmax ? log_softmax_classes(x, s.n, s.c, s.d) : x;
     Values expected = loss_reference(lp, t, weight, s.n, s.c, s.d, lc);
-    expect_close(out[0], lc.reduction == "none" ? s.target : Shape{}, expected, 1e-5, 1e-6);
-    if (softmax) expect_close(out[1], s.scores, lp, 1e-5, 1e-6);
+    expect_array(out[0], kF32, lc.reduction == "none" ? s.target : Shape{}, expected, 1e-5, 1e-6);
+    if (softmax) expect_array(out[1], kF32, s.scores, lp, 1e-5, 1e-6);
   }
 }
 
 TEST(NllLoss, AllReductionsWeightsAndIgnoredTargets) {
-  check_loss_cases("NegativeLogLikelihoodLoss", DType::Int(64), 3);
+  check_loss_cases("NegativeLogLikelihoodLoss", kI64, 3);
 }
 
 TEST(SoftmaxCrossEntropy, LossAndLogProbOutputs) {
-  check_loss_cases("SoftmaxCrossEntropyLoss", DType::Int(32), 6);
+  check_loss_cases("SoftmaxCrossEntropyLoss", kI32, 6);
 }
 
 TEST(NllLoss, BadShapesTypesAndReductionsAreCompileErrors) {
-  NDArray scores = floats({3, 5}, random_values(15, 1));
-  NDArray target = make_array({3}, DType::Int(64), {0, 1, 2});
-  NDArray short_target = make_array({2}, DType::Int(64), {0, 1});
-  NDArray float_target = floats({3}, {0, 1, 2});
-  NDArray bad_weight = floats({4}, {1, 1, 1, 1});
+  NDArray scores = make_array(kF32, {3, 5}, random_values<double>({15}, 1));
+  NDArray target = make_array(kI64, {3}, {0, 1, 2});
+  NDArray short_target = make_array(kI64, {2}, {0, 1});
+  NDArray float_target = make_array(kF32, {3}, {0, 1, 2});
+  NDArray bad_weight = make_array(kF32, {4}, {1, 1, 1, 1});
   const std::string op = "NegativeLogLikelihoodLoss";
-  EXPECT_THROW(run_op(op, 13, {&scores, &short_target}), CompileError);
-  EXPECT_THROW(run_op(op, 13, {&scores, &float_target}), CompileError);
-  EXPECT_THROW(run_op(op, 13, {&scores, &target, &bad_weight}), CompileError);
-  EXPECT_THROW(run_op(op, 13, {&scores, &target}, {{"reduction", Attribute::of_string("max")}}),
+  EXPECT_THROW(run_op(op, {&scores, &short_target}, {}, 13), CompileError);
+  EXPECT_THROW(run_op(op, {&scores, &float_target}, {}, 13), CompileError);
+  EXPECT_THROW(run_op(op, {&scores, &target, &bad_weight}, {}, 13), CompileError);
+  EXPECT_THROW(run_op(op, {&scores, &target}, {{"reduction", Attribute::of_string("max")}}, 13),
                CompileError);
 }
 
 }  // namespace
-}  // namespace tessel::reduction_test
+}  // namespace tessel::ops::testing

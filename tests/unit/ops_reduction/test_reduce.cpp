@@ -8,7 +8,7 @@
 #include "reduction_test_util.h"
 #include "support/error.h"
 
-namespace tessel::reduction_test {
+namespace tessel::ops::testing {
 namespace {
 
 /// One reduction of a group of values, computed in double.
@@ -102,15 +102,15 @@ struct ReduceCall {
 
 std::vector<NDArray> run_reduce(const std::string& op, int opset, const NDArray& x,
                                 const ReduceCall& call) {
-  Attrs attrs{{"keepdims", Attribute::of_int(call.keepdims)}};
+  Attributes attrs{{"keepdims", Attribute::of_int(call.keepdims)}};
   if (op == "ReduceSum" && opset >= 13) {
-    if (call.axes.empty()) return run_op(op, opset, {&x}, attrs);
+    if (call.axes.empty()) return run_op_outputs(op, {&x}, attrs, opset);
     Values axes(call.axes.begin(), call.axes.end());
-    NDArray axes_input = make_array({static_cast<int64_t>(axes.size())}, DType::Int(64), axes);
-    return run_op(op, opset, {&x, &axes_input}, attrs);
+    NDArray axes_input = make_array(kI64, {static_cast<int64_t>(axes.size())}, axes);
+    return run_op_outputs(op, {&x, &axes_input}, attrs, opset);
   }
   if (!call.axes.empty()) attrs["axes"] = Attribute::of_ints(call.axes);
-  return run_op(op, opset, {&x}, attrs);
+  return run_op_outputs(op, {&x}, attrs, opset);
 }
 
 class ReduceOps : public ::testing::TestWithParam<std::string> {};
@@ -119,8 +119,8 @@ TEST_P(ReduceOps, MatchNaiveReferenceOverAxesAndKeepdims) {
   const std::string op = GetParam();
   Shape shape{3, 4, 5};
   // Positive values keep ReduceLogSum defined.
-  Values x = as_float32(random_values(count(shape), 7, 0.1, 2.0));
-  NDArray input = floats(shape, x);
+  Values x = stored(kF32, random_values<double>({count(shape)}, 7, 0.1, 2.0));
+  NDArray input = make_array(kF32, shape, x);
   std::vector<ReduceCall> calls = {{{1}, true},    {{1}, false}, {{-1}, true}, {{0, 2}, false},
                                    {{2, 0}, true}, {{}, false},  {{}, true},   {{0, 1, 2}, false}};
   for (int opset : {11, 13}) {
@@ -131,7 +131,7 @@ TEST_P(ReduceOps, MatchNaiveReferenceOverAxesAndKeepdims) {
       Reduced expected =
           reduce_reference(x, shape, call.axes, call.keepdims, reference_reducers().at(op));
       std::vector<NDArray> out = run_reduce(op, opset, input, call);
-      expect_close(out[0], expected.shape, expected.values, 1e-5, 1e-5);
+      expect_array(out[0], kF32, expected.shape, expected.values, 1e-5, 1e-5);
     }
   }
 }
@@ -144,92 +144,91 @@ INSTANTIATE_TEST_SUITE_P(All, ReduceOps,
 TEST(Reduce, LogSumExpIsStableForLargeValues) {
   Shape shape{2, 3};
   Values x{1000, 1001, 1002, -1000, -1001, -1002};
-  NDArray input = make_array(shape, DType::Float(64), x);
+  NDArray input = make_array(kF64, shape, x);
   std::vector<NDArray> out =
-      run_op("ReduceLogSumExp", 13, {&input},
-             {{"axes", Attribute::of_ints({1})}, {"keepdims", Attribute::of_int(0)}});
+      run_op_outputs("ReduceLogSumExp", {&input},
+                     {{"axes", Attribute::of_ints({1})}, {"keepdims", Attribute::of_int(0)}}, 13);
   double tail = std::log(1 + std::exp(-1.0) + std::exp(-2.0));
-  expect_close(out[0], {2}, {1002 + tail, -1000 + tail}, 1e-12, 1e-9);
+  expect_array(out[0], kF64, {2}, {1002 + tail, -1000 + tail}, 1e-12, 1e-9);
 }
 
 TEST(Reduce, ScalarInputReducesToItself) {
-  NDArray x = floats({}, {-3.0});
-  expect_close(run_op("ReduceL2", 13, {&x})[0], {}, {3.0});
-  expect_close(run_op("ReduceSumSquare", 13, {&x})[0], {}, {9.0});
-  expect_close(run_op("ReduceLogSumExp", 13, {&x})[0], {}, {-3.0});
+  NDArray x = make_array(kF32, {}, {-3.0});
+  expect_array(run_op("ReduceL2", {&x}, {}, 13), kF32, {}, {3.0}, 1e-5, 1e-6);
+  expect_array(run_op("ReduceSumSquare", {&x}, {}, 13), kF32, {}, {9.0}, 1e-5, 1e-6);
+  expect_array(run_op("ReduceLogSumExp", {&x}, {}, 13), kF32, {}, {-3.0}, 1e-5, 1e-6);
 }
 
 TEST(Reduce, SumWithEmptyAxesInputReducesAllOrIsANoop) {
   Shape shape{2, 3};
   Values x{1, 2, 3, 4, 5, 6};
-  NDArray input = floats(shape, x);
-  NDArray no_axes = make_array({0}, DType::Int(64), {});
-  std::vector<NDArray> all = run_op("ReduceSum", 13, {&input, &no_axes});
-  expect_close(all[0], {1, 1}, {21});
-  std::vector<NDArray> noop =
-      run_op("ReduceSum", 13, {&input, &no_axes}, {{"noop_with_empty_axes", Attribute::of_int(1)}});
-  expect_close(noop[0], shape, x);
+  NDArray input = make_array(kF32, shape, x);
+  NDArray no_axes = make_array(kI64, {0}, {});
+  std::vector<NDArray> all = run_op_outputs("ReduceSum", {&input, &no_axes}, {}, 13);
+  expect_array(all[0], kF32, {1, 1}, {21}, 1e-5, 1e-6);
+  std::vector<NDArray> noop = run_op_outputs("ReduceSum", {&input, &no_axes},
+                                             {{"noop_with_empty_axes", Attribute::of_int(1)}}, 13);
+  expect_array(noop[0], kF32, shape, x, 1e-5, 1e-6);
   std::vector<NDArray> omitted =
-      run_op("ReduceSum", 13, {&input, nullptr}, {{"keepdims", Attribute::of_int(0)}});
-  expect_close(omitted[0], {}, {21});
+      run_op_outputs("ReduceSum", {&input, nullptr}, {{"keepdims", Attribute::of_int(0)}}, 13);
+  expect_array(omitted[0], kF32, {}, {21}, 1e-5, 1e-6);
 }
 
 TEST(Reduce, IntegerTypesReduceExactly) {
   Shape shape{3, 4};
   Values x = random_ints(count(shape), 3, -50, 50);
-  for (DType dtype : {DType::Int(32), DType::Int(64)}) {
-    NDArray input = make_array(shape, dtype, x);
+  for (DType dtype : {kI32, kI64}) {
+    NDArray input = make_array(dtype, shape, x);
     for (const std::string op :
          {"ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceSumSquare"}) {
       SCOPED_TRACE(op + " " + dtype.to_string());
       Reduced expected = reduce_reference(x, shape, {1}, false, reference_reducers().at(op));
       std::vector<NDArray> out = run_reduce(op, 13, input, {{1}, false});
-      EXPECT_EQ(out[0].dtype(), dtype);
-      expect_close(out[0], expected.shape, expected.values, 0, 0);
+      expect_array(out[0], dtype, expected.shape, expected.values, 0, 0);
     }
   }
   // The mean of integers is truncated towards zero, as a float mean converted back.
-  NDArray small = make_array({1, 3}, DType::Int(32), {-1, -2, -2});
-  expect_close(run_reduce("ReduceMean", 13, small, {{1}, false})[0], {1}, {-1}, 0, 0);
+  NDArray small = make_array(kI32, {1, 3}, {-1, -2, -2});
+  expect_array(run_reduce("ReduceMean", 13, small, {{1}, false})[0], kI32, {1}, {-1}, 0, 0);
 }
 
 TEST(Reduce, Float16AccumulatesInFloat32) {
   Shape shape{2, 500};
-  NDArray input = make_array(shape, DType::Float(16), random_values(count(shape), 19, 0, 1));
-  Values x = values_of(input);
+  NDArray input = make_array(kF16, shape, random_values<double>({count(shape)}, 19, 0, 1));
+  Values x = elements(input);
   for (const std::string op : {"ReduceSum", "ReduceMean", "ReduceL2"}) {
     SCOPED_TRACE(op);
     Reduced expected = reduce_reference(x, shape, {1}, false, reference_reducers().at(op));
     std::vector<NDArray> out = run_reduce(op, 13, input, {{1}, false});
-    EXPECT_EQ(out[0].dtype(), DType::Float(16));
-    expect_close(out[0], expected.shape, expected.values, 1e-3, 0);
+    expect_array(out[0], kF16, expected.shape, expected.values, 1e-3, 0);
   }
 }
 
 TEST(Reduce, BadAxesAreCompileErrors) {
-  NDArray x = floats({2, 3, 4}, random_values(24, 1));
-  EXPECT_THROW(run_op("ReduceMax", 13, {&x}, {{"axes", Attribute::of_ints({3})}}), CompileError);
-  EXPECT_THROW(run_op("ReduceMax", 13, {&x}, {{"axes", Attribute::of_ints({-4})}}), CompileError);
-  EXPECT_THROW(run_op("ReduceMean", 13, {&x}, {{"axes", Attribute::of_ints({1, -2})}}),
+  NDArray x = make_array(kF32, {2, 3, 4}, random_values<double>({24}, 1));
+  EXPECT_THROW(run_op("ReduceMax", {&x}, {{"axes", Attribute::of_ints({3})}}, 13), CompileError);
+  EXPECT_THROW(run_op("ReduceMax", {&x}, {{"axes", Attribute::of_ints({-4})}}, 13), CompileError);
+  EXPECT_THROW(run_op("ReduceMean", {&x}, {{"axes", Attribute::of_ints({1, -2})}}, 13),
                CompileError);
-  NDArray axes = make_array({1}, DType::Int(64), {5});
-  EXPECT_THROW(run_op("ReduceSum", 13, {&x, &axes}), CompileError);
+  NDArray axes = make_array(kI64, {1}, {5});
+  EXPECT_THROW(run_op("ReduceSum", {&x, &axes}, {}, 13), CompileError);
   // From opset 13 on ReduceSum takes its axes as an input, not an attribute.
-  EXPECT_THROW(run_op("ReduceSum", 13, {&x}, {{"axes", Attribute::of_ints({1})}}), CompileError);
+  EXPECT_THROW(run_op("ReduceSum", {&x}, {{"axes", Attribute::of_ints({1})}}, 13), CompileError);
 }
 
 TEST(Reduce, LargeTrailingReductionsRunRowsInParallel) {
   Shape shape{64, 40, 20};
-  Values x = as_float32(random_values(count(shape), 12, 0.1, 2.0));
-  NDArray input = floats(shape, x);
+  Values x = stored(kF32, random_values<double>({count(shape)}, 12, 0.1, 2.0));
+  NDArray input = make_array(kF32, shape, x);
   for (const std::string op : {"ReduceMean", "ReduceLogSumExp", "ReduceMax"}) {
     for (bool keepdims : {true, false}) {
       SCOPED_TRACE(op + " keepdims " + std::to_string(keepdims));
-      Attrs attrs{{"axes", Attribute::of_ints({1, 2})}, {"keepdims", Attribute::of_int(keepdims)}};
-      InspectedRun run = run_and_inspect(op, 13, {&input}, attrs);
+      Attributes attrs{{"axes", Attribute::of_ints({1, 2})},
+                       {"keepdims", Attribute::of_int(keepdims)}};
+      InspectedRun run = run_and_inspect(op, {&input}, attrs, 13);
       EXPECT_NE(run.ir.find("parallel"), std::string::npos);
       Reduced expected = reduce_reference(x, shape, {1, 2}, keepdims, reference_reducers().at(op));
-      expect_close(run.outputs[0], expected.shape, expected.values, 1e-5, 1e-5);
+      expect_array(run.outputs[0], kF32, expected.shape, expected.values, 1e-5, 1e-5);
     }
   }
 }
@@ -253,21 +252,20 @@ Reduced arg_reference(const Values& x, const Shape& shape, int64_t axis, bool ke
 TEST(ArgReduce, FirstOrLastIndexOfTheExtremeWithTies) {
   Shape shape{3, 4, 5};
   Values x = random_ints(count(shape), 11, 0, 3);  // many ties
-  NDArray input = floats(shape, x);
+  NDArray input = make_array(kF32, shape, x);
   for (const std::string op : {"ArgMax", "ArgMin"}) {
     for (int64_t axis : {0, 1, 2, -1, -3}) {
       for (bool keepdims : {true, false}) {
         for (bool last : {false, true}) {
           SCOPED_TRACE(op + " axis " + std::to_string(axis) + " keepdims " +
                        std::to_string(keepdims) + " last " + std::to_string(last));
-          Attrs attrs{{"axis", Attribute::of_int(axis)},
-                      {"keepdims", Attribute::of_int(keepdims)},
-                      {"select_last_index", Attribute::of_int(last)}};
-          std::vector<NDArray> out = run_op(op, 13, {&input}, attrs);
-          EXPECT_EQ(out[0].dtype(), DType::Int(64));
+          Attributes attrs{{"axis", Attribute::of_int(axis)},
+                           {"keepdims", Attribute::of_int(keepdims)},
+                           {"select_last_index", Attribute::of_int(last)}};
+          std::vector<NDArray> out = run_op_outputs(op, {&input}, attrs, 13);
           Reduced expected =
               arg_reference(x, shape, axis < 0 ? axis + 3 : axis, keepdims, op == "ArgMax", last);
-          expect_close(out[0], expected.shape, expected.values, 0, 0);
+          expect_array(out[0], kI64, expected.shape, expected.values, 0, 0);
         }
       }
     }
@@ -277,28 +275,28 @@ TEST(ArgReduce, FirstOrLastIndexOfTheExtremeWithTies) {
 TEST(ArgReduce, LargeLastAxisRunsRowsInParallel) {
   Shape shape{256, 150};
   Values x = random_ints(count(shape), 13, -20, 20);
-  NDArray input = make_array(shape, DType::Int(32), x);
-  Attrs attrs{{"axis", Attribute::of_int(-1)}, {"keepdims", Attribute::of_int(0)}};
-  InspectedRun run = run_and_inspect("ArgMin", 13, {&input}, attrs);
+  NDArray input = make_array(kI32, shape, x);
+  Attributes attrs{{"axis", Attribute::of_int(-1)}, {"keepdims", Attribute::of_int(0)}};
+  InspectedRun run = run_and_inspect("ArgMin", {&input}, attrs, 13);
   EXPECT_NE(run.ir.find("parallel"), std::string::npos);
   Reduced expected = arg_reference(x, shape, 1, false, false, false);
-  expect_close(run.outputs[0], expected.shape, expected.values, 0, 0);
+  expect_array(run.outputs[0], kI64, expected.shape, expected.values, 0, 0);
 }
 
 TEST(ArgReduce, DefaultAxisIsZeroAndIntegerInputsWork) {
   Shape shape{4, 2};
   Values x{3, -7, 9, 2, 9, 8, -1, 8};
-  NDArray input = make_array(shape, DType::Int(64), x);
-  expect_close(run_op("ArgMax", 11, {&input})[0], {1, 2}, {1, 2}, 0, 0);
-  expect_close(run_op("ArgMin", 11, {&input}, {{"keepdims", Attribute::of_int(0)}})[0], {2}, {3, 0},
-               0, 0);
+  NDArray input = make_array(kI64, shape, x);
+  expect_array(run_op("ArgMax", {&input}, {}, 11), kI64, {1, 2}, {1, 2}, 0, 0);
+  expect_array(run_op("ArgMin", {&input}, {{"keepdims", Attribute::of_int(0)}}, 11), kI64, {2},
+               {3, 0}, 0, 0);
 }
 
 TEST(ArgReduce, BadAxisIsACompileError) {
-  NDArray x = floats({2, 3}, random_values(6, 2));
-  EXPECT_THROW(run_op("ArgMax", 13, {&x}, {{"axis", Attribute::of_int(2)}}), CompileError);
-  EXPECT_THROW(run_op("ArgMin", 13, {&x}, {{"axis", Attribute::of_int(-3)}}), CompileError);
+  NDArray x = make_array(kF32, {2, 3}, random_values<double>({6}, 2));
+  EXPECT_THROW(run_op("ArgMax", {&x}, {{"axis", Attribute::of_int(2)}}, 13), CompileError);
+  EXPECT_THROW(run_op("ArgMin", {&x}, {{"axis", Attribute::of_int(-3)}}, 13), CompileError);
 }
 
 }  // namespace
-}  // namespace tessel::reduction_test
+}  // namespace tessel::ops::testing

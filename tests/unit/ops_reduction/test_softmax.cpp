@@ -7,7 +7,7 @@
 #include "reduction_test_util.h"
 #include "support/error.h"
 
-namespace tessel::reduction_test {
+namespace tessel::ops::testing {
 namespace {
 
 /// Applies `fn` to every group of elements spanning axes [first, last) of `shape` (the
@@ -72,32 +72,33 @@ class SoftmaxOps : public ::testing::TestWithParam<std::string> {};
 TEST_P(SoftmaxOps, NormaliseAlongOneAxisFromOpset13) {
   const std::string op = GetParam();
   Shape shape{3, 4, 5};
-  Values x = as_float32(random_values(count(shape), 5, -3, 3));
-  NDArray input = floats(shape, x);
+  Values x = stored(kF32, random_values<double>({count(shape)}, 5, -3, 3));
+  NDArray input = make_array(kF32, shape, x);
   for (int64_t axis : {0, 1, 2, -1, -2}) {
     SCOPED_TRACE(op + " axis " + std::to_string(axis));
     auto a = static_cast<size_t>(axis < 0 ? axis + 3 : axis);
     Values expected = per_group(x, shape, a, a + 1, softmax_refs().at(op));
-    expect_close(run_op(op, 13, {&input}, {{"axis", Attribute::of_int(axis)}})[0], shape, expected);
+    expect_array(run_op(op, {&input}, {{"axis", Attribute::of_int(axis)}}, 13), kF32, shape,
+                 expected, 1e-5, 1e-6);
   }
-  expect_close(run_op(op, 13, {&input})[0], shape,
-               per_group(x, shape, 2, 3, softmax_refs().at(op)));
+  expect_array(run_op(op, {&input}, {}, 13), kF32, shape,
+               per_group(x, shape, 2, 3, softmax_refs().at(op)), 1e-5, 1e-6);
 }
 
 TEST_P(SoftmaxOps, BeforeOpset13TheTrailingAxesAreFlattened) {
   const std::string op = GetParam();
   Shape shape{3, 4, 5};
-  Values x = as_float32(random_values(count(shape), 6, -3, 3));
-  NDArray input = floats(shape, x);
+  Values x = stored(kF32, random_values<double>({count(shape)}, 6, -3, 3));
+  NDArray input = make_array(kF32, shape, x);
   for (int64_t axis : {0, 1, 2, -2}) {
     SCOPED_TRACE(op + " axis " + std::to_string(axis));
     auto a = static_cast<size_t>(axis < 0 ? axis + 3 : axis);
-    expect_close(run_op(op, 11, {&input}, {{"axis", Attribute::of_int(axis)}})[0], shape,
-                 per_group(x, shape, a, 3, softmax_refs().at(op)));
+    expect_array(run_op(op, {&input}, {{"axis", Attribute::of_int(axis)}}, 11), kF32, shape,
+                 per_group(x, shape, a, 3, softmax_refs().at(op)), 1e-5, 1e-6);
   }
   // The default axis is 1 before opset 13.
-  expect_close(run_op(op, 11, {&input})[0], shape,
-               per_group(x, shape, 1, 3, softmax_refs().at(op)));
+  expect_array(run_op(op, {&input}, {}, 11), kF32, shape,
+               per_group(x, shape, 1, 3, softmax_refs().at(op)), 1e-5, 1e-6);
 }
 
 TEST_P(SoftmaxOps, LargeTensorsUseTheRowScheduleCorrectly) {
@@ -106,11 +107,11 @@ TEST_P(SoftmaxOps, LargeTensorsUseTheRowScheduleCorrectly) {
        {std::tuple{Shape{64, 1001}, 13, -1}, std::tuple{Shape{6, 2, 3000}, 11, 1},
         std::tuple{Shape{4, 70, 130}, 13, 2}}) {
     SCOPED_TRACE(op + " " + ::testing::PrintToString(shape));
-    Values x = as_float32(random_values(count(shape), 9, -5, 5));
-    NDArray input = floats(shape, x);
+    Values x = stored(kF32, random_values<double>({count(shape)}, 9, -5, 5));
+    NDArray input = make_array(kF32, shape, x);
     auto a = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis);
     size_t last = opset < 13 ? shape.size() : a + 1;
-    expect_close(run_op(op, opset, {&input}, {{"axis", Attribute::of_int(axis)}})[0], shape,
+    expect_array(run_op(op, {&input}, {{"axis", Attribute::of_int(axis)}}, opset), kF32, shape,
                  per_group(x, shape, a, last, softmax_refs().at(op)), 1e-4, 1e-6);
   }
 }
@@ -120,42 +121,41 @@ INSTANTIATE_TEST_SUITE_P(All, SoftmaxOps, ::testing::Values("Softmax", "LogSoftm
 TEST(Softmax, LargeValuesDoNotOverflow) {
   Shape shape{2, 4};
   Values x{0, 1, 2, 3, 10000, 10001, 10002, 10003};
-  NDArray input = floats(shape, x);
+  NDArray input = make_array(kF32, shape, x);
   Values row = softmax_ref({0, 1, 2, 3});
   Values expected = row;
   expected.insert(expected.end(), row.begin(), row.end());
-  expect_close(run_op("Softmax", 13, {&input})[0], shape, expected);
+  expect_array(run_op("Softmax", {&input}, {}, 13), kF32, shape, expected, 1e-5, 1e-6);
   Values log_row = log_softmax_ref({0, 1, 2, 3});
   Values log_expected = log_row;
   log_expected.insert(log_expected.end(), log_row.begin(), log_row.end());
-  expect_close(run_op("LogSoftmax", 13, {&input})[0], shape, log_expected);
+  expect_array(run_op("LogSoftmax", {&input}, {}, 13), kF32, shape, log_expected, 1e-5, 1e-6);
 }
 
 TEST(Softmax, Float64AndHardmaxTiesTakeTheFirst) {
   Shape shape{2, 3};
-  NDArray input = make_array(shape, DType::Float(64), {1, 3, 3, 2, 2, 2});
-  expect_close(run_op("Hardmax", 13, {&input})[0], shape, {0, 1, 0, 1, 0, 0}, 0, 0);
+  NDArray input = make_array(kF64, shape, {1, 3, 3, 2, 2, 2});
+  expect_array(run_op("Hardmax", {&input}, {}, 13), kF64, shape, {0, 1, 0, 1, 0, 0}, 0, 0);
   Values x{0.5, -1, 2, 7, 7.5, 8};
-  NDArray wide = make_array(shape, DType::Float(64), x);
-  expect_close(run_op("Softmax", 13, {&wide})[0], shape, per_group(x, shape, 1, 2, softmax_ref),
-               1e-12, 1e-15);
+  NDArray wide = make_array(kF64, shape, x);
+  expect_array(run_op("Softmax", {&wide}, {}, 13), kF64, shape,
+               per_group(x, shape, 1, 2, softmax_ref), 1e-12, 1e-15);
 }
 
 TEST(Softmax, Float16ComputesInFloat32) {
   Shape shape{3, 40};
-  NDArray input = make_array(shape, DType::Float(16), random_values(count(shape), 18, -4, 4));
-  Values x = values_of(input);
-  std::vector<NDArray> out = run_op("Softmax", 13, {&input});
-  EXPECT_EQ(out[0].dtype(), DType::Float(16));
-  expect_close(out[0], shape, per_group(x, shape, 1, 2, softmax_ref), 2e-3, 1e-4);
+  NDArray input = make_array(kF16, shape, random_values<double>({count(shape)}, 18, -4, 4));
+  Values x = elements(input);
+  std::vector<NDArray> out = run_op_outputs("Softmax", {&input}, {}, 13);
+  expect_array(out[0], kF16, shape, per_group(x, shape, 1, 2, softmax_ref), 2e-3, 1e-4);
 }
 
 TEST(Softmax, BadAxisIsACompileError) {
-  NDArray x = floats({2, 3}, random_values(6, 1));
-  EXPECT_THROW(run_op("Softmax", 13, {&x}, {{"axis", Attribute::of_int(2)}}), CompileError);
-  EXPECT_THROW(run_op("LogSoftmax", 11, {&x}, {{"axis", Attribute::of_int(-3)}}), CompileError);
-  NDArray ints = make_array({2}, DType::Int(32), {1, 2});
-  EXPECT_THROW(run_op("Softmax", 13, {&ints}), CompileError);
+  NDArray x = make_array(kF32, {2, 3}, random_values<double>({6}, 1));
+  EXPECT_THROW(run_op("Softmax", {&x}, {{"axis", Attribute::of_int(2)}}, 13), CompileError);
+  EXPECT_THROW(run_op("LogSoftmax", {&x}, {{"axis", Attribute::of_int(-3)}}, 11), CompileError);
+  NDArray ints = make_array(kI32, {2}, {1, 2});
+  EXPECT_THROW(run_op("Softmax", {&ints}, {}, 13), CompileError);
 }
 
 // ---- CumSum ------------------------------------------------------------------------------
@@ -175,21 +175,21 @@ Values cumsum_ref(const Values& g, bool exclusive, bool reverse) {
 TEST(CumSum, AllDirectionsAndAxes) {
   Shape shape{3, 4, 2};
   Values x = random_ints(count(shape), 4, -9, 9);
-  for (DType dtype : {DType::Float(32), DType::Float(64), DType::Int(32), DType::Int(64)}) {
-    NDArray input = make_array(shape, dtype, x);
+  for (DType dtype : {kF32, kF64, kI32, kI64}) {
+    NDArray input = make_array(dtype, shape, x);
     for (int64_t axis : {0, 1, 2, -1}) {
-      NDArray axis_input = make_array({}, DType::Int(32), {static_cast<double>(axis)});
+      NDArray axis_input = make_array(kI32, {}, {static_cast<double>(axis)});
       auto a = static_cast<size_t>(axis < 0 ? axis + 3 : axis);
       for (bool exclusive : {false, true}) {
         for (bool reverse : {false, true}) {
           SCOPED_TRACE(dtype.to_string() + " axis " + std::to_string(axis) + " exclusive " +
                        std::to_string(exclusive) + " reverse " + std::to_string(reverse));
-          std::vector<NDArray> out = run_op("CumSum", 14, {&input, &axis_input},
-                                            {{"exclusive", Attribute::of_int(exclusive)},
-                                             {"reverse", Attribute::of_int(reverse)}});
-          EXPECT_EQ(out[0].dtype(), dtype);
-          expect_close(
-              out[0], shape,
+          std::vector<NDArray> out = run_op_outputs("CumSum", {&input, &axis_input},
+                                                    {{"exclusive", Attribute::of_int(exclusive)},
+                                                     {"reverse", Attribute::of_int(reverse)}},
+                                                    14);
+          expect_array(
+              out[0], dtype, shape,
               per_group(x, shape, a, a + 1,
                         [&](const Values& g) { return cumsum_ref(g, exclusive, reverse); }),
               0, 0);
@@ -200,9 +200,9 @@ TEST(CumSum, AllDirectionsAndAxes) {
 }
 
 TEST(CumSum, BadAxisIsACompileError) {
-  NDArray x = floats({2, 3}, random_values(6, 1));
-  NDArray axis = make_array({}, DType::Int(64), {2});
-  EXPECT_THROW(run_op("CumSum", 14, {&x, &axis}), CompileError);
+  NDArray x = make_array(kF32, {2, 3}, random_values<double>({6}, 1));
+  NDArray axis = make_array(kI64, {}, {2});
+  EXPECT_THROW(run_op("CumSum", {&x, &axis}, {}, 14), CompileError);
 }
 
 // ---- TopK --------------------------------------------------------------------------------
@@ -248,19 +248,18 @@ std::pair<Values, Values> topk_middle(const Values& x, const Shape& shape, int64
 TEST(TopK, LargestAndSmallestWithTiesTakingTheLowerIndex) {
   Shape shape{2, 7, 3};
   Values x = random_ints(count(shape), 8, 0, 4);  // many ties
-  NDArray input = floats(shape, x);
+  NDArray input = make_array(kF32, shape, x);
   for (int64_t k : {1, 3, 7}) {
     for (bool largest : {true, false}) {
       SCOPED_TRACE("k " + std::to_string(k) + " largest " + std::to_string(largest));
-      NDArray k_input = make_array({1}, DType::Int(64), {static_cast<double>(k)});
-      std::vector<NDArray> out =
-          run_op("TopK", 11, {&input, &k_input},
-                 {{"axis", Attribute::of_int(1)}, {"largest", Attribute::of_int(largest)}}, 2);
+      NDArray k_input = make_array(kI64, {1}, {static_cast<double>(k)});
+      std::vector<NDArray> out = run_op_outputs(
+          "TopK", {&input, &k_input},
+          {{"axis", Attribute::of_int(1)}, {"largest", Attribute::of_int(largest)}}, 11, 2);
       auto [values, positions] = topk_middle(x, shape, k, largest);
       ASSERT_EQ(out.size(), 2u);
-      EXPECT_EQ(out[1].dtype(), DType::Int(64));
-      expect_close(out[0], {2, k, 3}, values, 0, 0);
-      expect_close(out[1], {2, k, 3}, positions, 0, 0);
+      expect_array(out[0], kF32, {2, k, 3}, values, 0, 0);
+      expect_array(out[1], kI64, {2, k, 3}, positions, 0, 0);
     }
   }
 }
@@ -268,23 +267,24 @@ TEST(TopK, LargestAndSmallestWithTiesTakingTheLowerIndex) {
 TEST(TopK, LastAxisByDefaultAndAttributeKBeforeOpset10) {
   Shape shape{2, 5};
   Values x{5, 1, 9, 9, 3, -1, -4, 0, 2, 2};
-  NDArray input = make_array(shape, DType::Int(32), x);
-  NDArray k_input = make_array({1}, DType::Int(64), {2});
-  std::vector<NDArray> out = run_op("TopK", 11, {&input, &k_input}, {}, 2);
-  expect_close(out[0], {2, 2}, {9, 9, 2, 2}, 0, 0);
-  expect_close(out[1], {2, 2}, {2, 3, 3, 4}, 0, 0);
-  std::vector<NDArray> old = run_op("TopK", 9, {&input}, {{"k", Attribute::of_int(3)}}, 2);
-  expect_close(old[0], {2, 3}, {9, 9, 5, 2, 2, 0}, 0, 0);
-  expect_close(old[1], {2, 3}, {2, 3, 0, 3, 4, 2}, 0, 0);
+  NDArray input = make_array(kI32, shape, x);
+  NDArray k_input = make_array(kI64, {1}, {2});
+  std::vector<NDArray> out = run_op_outputs("TopK", {&input, &k_input}, {}, 11, 2);
+  expect_array(out[0], kI32, {2, 2}, {9, 9, 2, 2}, 0, 0);
+  expect_array(out[1], kI64, {2, 2}, {2, 3, 3, 4}, 0, 0);
+  std::vector<NDArray> old = run_op_outputs("TopK", {&input}, {{"k", Attribute::of_int(3)}}, 9, 2);
+  expect_array(old[0], kI32, {2, 3}, {9, 9, 5, 2, 2, 0}, 0, 0);
+  expect_array(old[1], kI64, {2, 3}, {2, 3, 0, 3, 4, 2}, 0, 0);
 }
 
 TEST(TopK, KOutOfRangeOrBadAxisIsACompileError) {
-  NDArray x = floats({2, 3}, random_values(6, 1));
-  NDArray k = make_array({1}, DType::Int(64), {4});
-  EXPECT_THROW(run_op("TopK", 11, {&x, &k}, {}, 2), CompileError);
-  NDArray k1 = make_array({1}, DType::Int(64), {1});
-  EXPECT_THROW(run_op("TopK", 11, {&x, &k1}, {{"axis", Attribute::of_int(2)}}, 2), CompileError);
+  NDArray x = make_array(kF32, {2, 3}, random_values<double>({6}, 1));
+  NDArray k = make_array(kI64, {1}, {4});
+  EXPECT_THROW(run_op_outputs("TopK", {&x, &k}, {}, 11, 2), CompileError);
+  NDArray k1 = make_array(kI64, {1}, {1});
+  EXPECT_THROW(run_op_outputs("TopK", {&x, &k1}, {{"axis", Attribute::of_int(2)}}, 11, 2),
+               CompileError);
 }
 
 }  // namespace
-}  // namespace tessel::reduction_test
+}  // namespace tessel::ops::testing
