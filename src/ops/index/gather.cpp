@@ -50,17 +50,7 @@ std::vector<te::Tensor> gather_compute(const OpContext& ctx, const std::vector<t
 int64_t gather_elements_axis(const OpContext& ctx) {
   check_index_input(ctx, 1, "indices");
   std::vector<int64_t> data = ctx.input_shape(0), indices = ctx.input_shape(1);
-  if (data.size() != indices.size())
-    ctx.fail("indices have rank " + std::to_string(indices.size()) +
-             ", expected the rank of "
-             "data, " +
-             std::to_string(data.size()));
-  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(data.size()));
-  for (size_t d = 0; d < data.size(); ++d)
-    if (static_cast<int64_t>(d) != axis && indices[d] > data[d])
-      ctx.fail("indices shape " + shape_text(indices) + " exceeds data shape " + shape_text(data) +
-               " in dimension " + std::to_string(d));
-  return axis;
+  return elements_axis(ctx, data, indices);
 }
 
 std::vector<te::Tensor> gather_elements_compute(const OpContext& ctx,

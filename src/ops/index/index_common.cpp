@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ops/op_util.h"
+
 namespace tessel::ops::index {
 
 void check_index_input(const OpContext& ctx, size_t i, const std::string& what) {
@@ -60,6 +62,19 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "[";
   for (size_t d = 0; d < shape.size(); ++d) text += (d ? ", " : "") + std::to_string(shape[d]);
   return text + "]";
+}
+
+int64_t elements_axis(const OpContext& ctx, const std::vector<int64_t>& data,
+                      const std::vector<int64_t>& indices) {
+  if (indices.size() != data.size())
+    ctx.fail("indices have rank " + std::to_string(indices.size()) +
+             ", expected the rank of data, " + std::to_string(data.size()));
+  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(data.size()));
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && indices[d] > data[d])
+      ctx.fail("indices shape " + shape_text(indices) + " exceeds data shape " + shape_text(data) +
+               " in dimension " + std::to_string(d));
+  return axis;
 }
 
 }  // namespace tessel::ops::index

@@ -43,6 +43,12 @@ OpDef make_op(std::string name, int since_version, PatternKind pattern,
 /// "[2, 3, 4]".
 std::string shape_text(const std::vector<int64_t>& shape);
 
+/// The normalised 'axis' attribute of an element-wise indexing op (GatherElements,
+/// ScatterElements): fails unless `indices` has the rank of `data` and fits inside it on
+/// every other axis.
+int64_t elements_axis(const OpContext& ctx, const std::vector<int64_t>& data,
+                      const std::vector<int64_t>& indices);
+
 // Registration of each group of index operators (one file each).
 void register_gather_ops(OpRegistry& registry);
 void register_scatter_ops(OpRegistry& registry);

@@ -104,15 +104,7 @@ int64_t scatter_elements_axis(const OpContext& ctx) {
   if (indices != updates)
     ctx.fail("indices shape " + shape_text(indices) + " differs from updates shape " +
              shape_text(updates));
-  if (indices.size() != data.size())
-    ctx.fail("indices have rank " + std::to_string(indices.size()) +
-             ", expected the rank of data, " + std::to_string(data.size()));
-  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(data.size()));
-  for (size_t d = 0; d < data.size(); ++d)
-    if (static_cast<int64_t>(d) != axis && indices[d] > data[d])
-      ctx.fail("indices shape " + shape_text(indices) + " exceeds data shape " + shape_text(data) +
-               " in dimension " + std::to_string(d));
-  return axis;
+  return elements_axis(ctx, data, indices);
 }
 
 std::vector<te::Tensor> scatter_elements_compute(const OpContext& ctx,
