@@ -40,12 +40,12 @@ json::Value layout_to_json(const Layout& layout) {
 
 Schedule::Schedule(std::vector<te::Tensor> outputs) : outputs_(std::move(outputs)) {
   if (outputs_.empty()) TESSEL_USER_ERROR("a schedule needs at least one output tensor");
-  std::set<std::string> tensor_names;
+  // Operations of the same name (e.g. two additions of a fused group) get stages named
+  // "add", "add.1", ... in topological order, so names stay stable for traces.
   for (const te::Operation& op : te::topological_order(outputs_)) {
-    for (const std::string& t : op->output_names)
-      if (!tensor_names.insert(t).second)
-        TESSEL_USER_ERROR("two tensors are named '", t, "'; tensor names must be unique");
-    insert_stage(stages_.size(), make_stage(op));
+    Stage stage = make_stage(op);
+    stage.name = unique_stage_name(stage.name);
+    insert_stage(stages_.size(), std::move(stage));
   }
   for (const te::Tensor& out : outputs_) mutable_stage(out).is_output = true;
 }

@@ -1,8 +1,7 @@
-// Topological ordering of a tensor-expression DAG with a check of unique stage names.
+// Topological ordering of a tensor-expression DAG.
 #include "te/dag.h"
 
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "support/error.h"
@@ -12,7 +11,6 @@ namespace tessel::te {
 std::vector<Operation> topological_order(const std::vector<Tensor>& outputs) {
   std::vector<Operation> order;
   std::unordered_set<const OperationNode*> done;
-  std::unordered_map<std::string, const OperationNode*> by_name;
   // Iterative depth-first post-order: (operation, next input to visit).
   std::vector<std::pair<Operation, size_t>> stack;
   for (const Tensor& out : outputs) {
@@ -29,10 +27,6 @@ std::vector<Operation> topological_order(const std::vector<Tensor>& outputs) {
       Operation finished = op;
       stack.pop_back();
       if (!done.insert(finished.get()).second) continue;
-      auto [it, fresh] = by_name.emplace(finished->name, finished.get());
-      if (!fresh)
-        TESSEL_USER_ERROR("two different operations are named '", finished->name,
-                          "'; stage names must be unique");
       order.push_back(finished);
     }
   }
