@@ -46,6 +46,17 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
       },
       name + ".pad", {"n", "c", "h", "w"});
 
+  int64_t block = p.weight_block > 0 ? p.weight_block : 2 * host_float_lanes();
+  int64_t blocks = (k + block - 1) / block;
+  te::Tensor packed = te::compute(
+      {blocks, c, r, s, block},
+      [&](te::Var kb, te::Var ch, te::Var y, te::Var x, te::Var kk) {
+        ir::Expr oc = kb * block + kk;
+        return ir::select(oc < k, weight(ir::min(oc, k - 1), ch, y, x),
+                          ir::make_const(weight.dtype(), 0));
+      },
+      name + ".packed", {"kb", "c", "ry", "rx", "kk"});
+
   te::IterVar rc = te::reduce_axis(c, "rc");
   te::IterVar ry = te::reduce_axis(r, "ry");
   te::IterVar rx = te::reduce_axis(s, "rx");
@@ -53,7 +64,7 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
       {n, k, oh, ow},
       [&](te::Var b, te::Var oc, te::Var y, te::Var x) {
         return te::sum(padded(b, rc.var, y * p.stride + ry.var, x * p.stride + rx.var) *
-                           weight(oc, rc.var, ry.var, rx.var),
+                           packed(oc / block, rc.var, ry.var, rx.var, oc % block),
                        {rc, ry, rx});
       },
       name, {"n", "k", "oh", "ow"});
@@ -61,33 +72,38 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
 Conv2dConfig default_conv2d_config() {
   Conv2dConfig config;
-  config.tile_k = host_float_lanes() >= 16 ? 8 : 4;
+  config.tile_ow = host_float_lanes() >= 16 ? 12 : 6;
   return config;
 }
 
 void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config) {
   const te::Tensor& padded = out.op()->inputs.at(0);
-  te::Tensor acc = s.cache_write(out, "local");
+  const te::Tensor& packed = out.op()->inputs.at(1);
+  int64_t block = *ir::as_const_int(packed.shape()[4]);
+  // The accumulator stores the channels of a column together: [n][oh][ow][k].
+  te::Tensor acc = s.cache_write(out, "local", schedule::Layout{}.reorder({0, 2, 3, 1}));
 
-  auto [ko, ki] = s.split(out, "k", config.tile_k);
-  auto [oho, ohi] = s.split(out, "oh", config.tile_oh);
+  auto [ko, ki] = s.split(out, "k", block);
   auto [owo, owi] = s.split(out, "ow", config.tile_ow);
-  s.reorder(out, {"n", ko, oho, owo, ki, ohi, owi});
-  std::string outer = s.fuse(out, "n", ko);
+  s.reorder(out, {"n", ko, "oh", owo, ki, owi});
+  std::string outer = s.fuse(out, s.fuse(out, "n", ko), "oh");
   if (config.parallel) s.parallel(out, outer);
-  s.vectorize(out, owi);
+  s.unroll(out, ki);
 
   s.compute_at(acc, out, owo);
-  s.reorder(acc, {"rc", "ry", "rx", "k", "oh", "ow"});
-  s.unroll(acc, "rx");
-  s.unroll(acc, "k");
-  s.unroll(acc, "oh");
-  s.vectorize(acc, "ow");
+  s.reorder(acc, {"rc", "ry", "rx", "n", "oh", "ow", "k"});
+  s.unroll(acc, "ow");
+  s.vectorize(acc, "k");
 
   std::vector<std::string> pad_loops = s.stage(padded).leaves;  // n, c, h, w
   std::string pad_outer = s.fuse(padded, pad_loops[0], pad_loops[1]);
   if (config.parallel) s.parallel(padded, pad_outer);
   s.vectorize(padded, pad_loops.back());
+
+  // Packing, unless the compiler folded it (constant weights): contiguous blocks.
+  if (s.stage(packed).is_placeholder()) return;
+  std::vector<std::string> pack_loops = s.stage(packed).leaves;  // kb, c, ry, rx, kk
+  s.vectorize(packed, pack_loops.back());
 }
 
 }  // namespace tessel::ops

@@ -1,4 +1,5 @@
-// 2-d convolution (NCHW data, OIHW weights): its tensor expression and its CPU schedule.
+// 2-d convolution (NCHW data and output, OIHW weights): its tensor expression and its CPU
+// schedule, vectorised over blocks of output channels.
 #pragma once
 
 #include <cstdint>
@@ -12,28 +13,33 @@ namespace tessel::ops {
 struct Conv2dParams {
   int64_t stride = 1;
   int64_t pad = 0;
+  /// Output channels per weight block (the vector of the inner loop); 0: fitted to the host
+  /// (two vectors of floats).
+  int64_t weight_block = 0;
 };
 
 /// out[n, k, oh, ow] = sum_{c, ry, rx} pad(data)[n, c, oh*stride + ry, ow*stride + rx] *
-/// weight[k, c, ry, rx], with zero padding computed by a stage named "<name>.pad".
-/// Loops of the output stage: n, k, oh, ow, rc, ry, rx.
+/// weight[k, c, ry, rx], computed from a zero-padding stage "<name>.pad" and the weights
+/// packed by a stage "<name>.packed" into [K/kb][C][R][S][kb] blocks (output channels
+/// padded with zeros to a multiple of kb): with weights known at compile time, the packing
+/// is evaluated once by the compiler. Loops of the output stage: n, k, oh, ow, rc, ry, rx.
 te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const Conv2dParams& p,
                        const std::string& name = "conv");
 
 /// The knobs of the CPU conv2d schedule.
 struct Conv2dConfig {
-  int64_t tile_k = 4;   ///< output channels per register tile
-  int64_t tile_oh = 2;  ///< output rows per register tile
-  int64_t tile_ow = 8;  ///< output columns per register tile (vectorized)
+  int64_t tile_ow = 6;  ///< output columns per register tile (each a block of kb channels)
   bool parallel = true;
 };
 
-/// A register tile fitted to the host (more output channels with AVX-512's 32 registers).
+/// A register tile fitted to the host (more columns with AVX-512's 32 registers).
 Conv2dConfig default_conv2d_config();
 
-/// Direct convolution: each tile_k x tile_oh x tile_ow block of the output is accumulated in
-/// a local buffer over (c, ry, rx) with the columns vectorized and the rest unrolled; the
-/// padding stage is computed once at the root; (n, k-block) pairs run in parallel.
+/// Each tile of one block of kb output channels x tile_ow columns of one output row is
+/// accumulated in registers over (c, ry, rx): per step, the kb weights of the block are
+/// loaded as vectors and each input element is broadcast; the tile is then written to the
+/// NCHW output. Tiles run in parallel over (n, channel block, row); the padding stage is
+/// computed once at the root. `out` must come from conv2d_nchw.
 void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config);
 
 }  // namespace tessel::ops

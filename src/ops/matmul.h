@@ -9,23 +9,27 @@
 
 namespace tessel::ops {
 
-/// C[i, j] = sum_k A[i, k] * B[k, j] for A: [M, K], B: [K, N]. Loops: i, j, k.
-te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "C");
+/// C[..., i, j] = sum_k A[..., i, k] * B[k, j] for A: [..., M, K], B: [K, N] (a batch of
+/// left operands shares one right operand). B is read through a stage "<name>.packed" that
+/// lays it out in [N/panel][K][panel] panels (columns padded with zeros to a multiple of
+/// `panel`; 0: two vectors of floats): with B known at compile time, the compiler packs it
+/// once. Loops: b0, b1, ... (the batch), i, j, k.
+te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "C",
+                  int64_t panel = 0);
 
-/// The knobs of the CPU matmul schedule.
+/// The knobs of the CPU matmul schedule (the tile's width is the panel of matmul()).
 struct MatmulConfig {
   int64_t tile_m = 4;    ///< rows of the register tile
-  int64_t tile_n = 16;   ///< columns of the register tile (a multiple of the vector width)
   int64_t tile_k = 0;    ///< reduction block (0: the whole K)
   bool parallel = true;  ///< run tiles across threads
 };
 
-/// A register-tile size fitted to the host's vector width (16 floats with AVX-512, else 8).
+/// A register-tile height fitted to the host's vector registers.
 MatmulConfig default_matmul_config();
 
-/// The blocked CPU schedule: B packed into [N/tile_n][K][tile_n] panels, each tile_m x tile_n
-/// tile of C accumulated in a local buffer (registers) over K with the j loop vectorized
-/// and the i loop unrolled, tiles run in parallel. `c` must come from matmul().
+/// The blocked CPU schedule: each tile_m x panel tile of C accumulated in a local buffer
+/// (registers) over K from one packed panel of B, with the j loop vectorized and the i loop
+/// unrolled; tiles (and the packing, when it runs) in parallel. `c` must come from matmul().
 void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const MatmulConfig& config);
 
 }  // namespace tessel::ops

@@ -77,7 +77,7 @@ te::Tensor matmul_nd(const MatmulShape& shape, const Operand& a, const Operand& 
 }
 
 bool use_tuned_matmul(const MatmulShape& shape, ir::DataType dtype) {
-  return dtype == ir::DataType::Float(32) && shape.a.size() == 2 && shape.b.size() == 2;
+  return dtype == ir::DataType::Float(32) && shape.a.size() >= 2 && shape.b.size() == 2;
 }
 
 }  // namespace tessel::ops::nn

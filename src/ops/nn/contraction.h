@@ -32,8 +32,8 @@ MatmulShape matmul_shape(const OpContext& ctx, const std::vector<int64_t>& a,
 te::Tensor matmul_nd(const MatmulShape& shape, const Operand& a, const Operand& b,
                      const std::string& name);
 
-/// Whether a product of two float32 matrices (2-d operands) takes the tuned matmul
-/// compute and schedule (ops/matmul.h).
+/// Whether a float32 product of a matrix (or a batch of them) by one matrix takes the tuned
+/// matmul compute and schedule (ops/matmul.h).
 bool use_tuned_matmul(const MatmulShape& shape, ir::DataType dtype);
 
 }  // namespace tessel::ops::nn

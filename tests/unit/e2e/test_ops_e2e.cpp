@@ -34,13 +34,12 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
   auto [m, n, k] = GetParam();
   te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
   te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
-  te::Tensor c = ops::matmul(a, b, "C");
   for (int64_t tile_m : {1, 3, 4}) {
     for (int64_t tile_n : {8, 16}) {
+      te::Tensor c = ops::matmul(a, b, "C", tile_n);
       schedule::Schedule s({c});
       ops::MatmulConfig config;
       config.tile_m = tile_m;
-      config.tile_n = tile_n;
       config.tile_k = k > 4 ? 4 : 0;
       ops::schedule_matmul_cpu(s, c, config);
       driver::Kernel kernel = driver::build(s, {a, b, c}, "matmul");
@@ -75,11 +74,10 @@ TEST_P(Conv2dE2E, DirectScheduleMatchesNaiveLoops) {
   int64_t out = (hw + 2 * pad - r) / stride + 1;
   te::Tensor x = te::placeholder({1, c, hw, hw}, ir::DataType::Float(32), "data");
   te::Tensor w = te::placeholder({k, c, r, r}, ir::DataType::Float(32), "weight");
-  te::Tensor y = ops::conv2d_nchw(x, w, {stride, pad}, "conv");
+  // Blocks of 4 output channels (k = 5 and 9 leave a partial block) and 4-column tiles.
+  te::Tensor y = ops::conv2d_nchw(x, w, {stride, pad, 4}, "conv");
   schedule::Schedule s({y});
   ops::Conv2dConfig config;
-  config.tile_k = 4;
-  config.tile_oh = 2;
   config.tile_ow = 4;
   ops::schedule_conv2d_cpu(s, y, config);
   driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d");
