@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "runtime/last_error.h"
 #include "runtime/memory.h"
 #include "runtime/tessel_runtime.h"
 #include "runtime/thread_pool.h"
@@ -21,6 +22,10 @@ int32_t fail(int32_t status, const char* message) noexcept {
 }
 
 }  // namespace
+
+int32_t tessel::runtime::set_last_error(int32_t status, const char* message) noexcept {
+  return fail(status, message);
+}
 
 extern "C" {
 

@@ -29,6 +29,9 @@ class Module {
   tessel_kernel get_function(const std::string& name) const;
   /// Whether the library defines `name`.
   bool has_function(const std::string& name) const;
+  /// The address of the symbol `name` (a function or data), or nullptr when the library
+  /// does not define it.
+  const void* find_symbol(const std::string& name) const;
   const std::string& path() const { return path_; }
 
  private:

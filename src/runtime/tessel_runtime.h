@@ -50,6 +50,54 @@ int32_t tessel_get_num_threads(void);
 /** The message of the last error raised on this thread by a runtime call ("" if none). */
 const char* tessel_last_error(void);
 
+/* ---- Compiled models -------------------------------------------------------------------
+ * A compiled model library (.so) holds a model's kernels, weights and execution plan.
+ * Typical use: tessel_model_load, then per run tessel_model_set_input for each input,
+ * tessel_model_run, tessel_model_get_output for each output; tessel_model_free at the end.
+ * Functions returning int32_t return TESSEL_OK or an error status (the message is in
+ * tessel_last_error()). A model must not be used by two threads at once. */
+
+/** An opaque loaded model. */
+typedef struct tessel_model tessel_model;
+
+/** Loads the compiled model library at `path` into *model (NULL on failure). */
+int32_t tessel_model_load(const char* path, tessel_model** model);
+
+/** Frees a model from tessel_model_load (NULL is accepted). */
+void tessel_model_free(tessel_model* model);
+
+/** The number of inputs / outputs (-1 for a NULL model). */
+int32_t tessel_model_num_inputs(const tessel_model* model);
+int32_t tessel_model_num_outputs(const tessel_model* model);
+
+/** Describes input i: its name, element type (dtype_code: 0 int, 1 uint, 2 float,
+ *  3 bfloat; bool is uint with 1 bit, stored in one byte), rank, shape (ndim values) and
+ *  size in bytes. Any out pointer may be NULL. The strings and shapes stay valid until
+ *  tessel_model_free. */
+int32_t tessel_model_input_info(const tessel_model* model, int32_t i, const char** name,
+                                int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                const int64_t** shape, int64_t* nbytes);
+
+/** Describes output i, as tessel_model_input_info describes an input. */
+int32_t tessel_model_output_info(const tessel_model* model, int32_t i, const char** name,
+                                 int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                 const int64_t** shape, int64_t* nbytes);
+
+/** Copies input i's data (exactly nbytes, its size in bytes, any alignment) into the
+ *  model; it is used by every later run until set again. Inputs start zeroed. */
+int32_t tessel_model_set_input(tessel_model* model, int32_t i, const void* data, int64_t nbytes);
+
+/** Runs the model on its inputs. */
+int32_t tessel_model_run(tessel_model* model);
+
+/** Copies output i of the last run (exactly nbytes, its size in bytes) into data. */
+int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data,
+                                int64_t nbytes);
+
+/** Threads for this model's runs: 0 (the default) uses the number the model was compiled
+ *  for, when it has one. */
+int32_t tessel_model_set_num_threads(tessel_model* model, int32_t num_threads);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,19 +1,15 @@
 // Object emission and linking with the system C compiler driver.
 #include "codegen/llvm/aot.h"
 
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <sys/wait.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/llvm/llvm_target.h"
 #include "support/error.h"
+#include "support/temp_file.h"
 
 namespace tessel::codegen {
 namespace {
@@ -28,10 +24,7 @@ void write_object(const std::vector<ir::PrimFunc>& funcs, const Target& target,
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream out(bytes);
   emit_object(*module, *machine, out);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  file.close();
-  if (!file) TESSEL_USER_ERROR(who, ": cannot write '", path, "': ", std::strerror(errno));
+  write_file(path, bytes.data(), bytes.size(), who);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -51,19 +44,6 @@ int run_command(const std::string& command, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// Removes a file when it goes out of scope.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
-  ~TemporaryFile() { llvm::sys::fs::remove(path_); }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 void emit_object_file(const std::vector<ir::PrimFunc>& funcs, const Target& target,
@@ -72,18 +52,16 @@ void emit_object_file(const std::vector<ir::PrimFunc>& funcs, const Target& targ
 }
 
 void emit_shared_library(const std::vector<ir::PrimFunc>& funcs, const Target& target,
-                         const std::string& path) {
+                         const std::string& path, const std::vector<std::string>& extra_inputs) {
   if (!target.runs_on_host())
     TESSEL_USER_ERROR("emit_shared_library: target '", target.to_string(),
                       "' is not this machine's architecture; use emit_object_file and a "
                       "cross linker");
-  llvm::SmallString<128> object_path;
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile("tessel", "o", object_path))
-    TESSEL_USER_ERROR("emit_shared_library: cannot create a temporary file: ", error.message());
-  TemporaryFile object(object_path.str().str());
+  TemporaryFile object(".o");
   write_object(funcs, target, object.path(), "emit_shared_library");
-  std::string command =
-      "cc -shared -o " + shell_quote(path) + " " + shell_quote(object.path()) + " -lm";
+  std::string command = "cc -shared -o " + shell_quote(path) + " " + shell_quote(object.path());
+  for (const std::string& input : extra_inputs) command += " " + shell_quote(input);
+  command += " -lm";
   std::string output;
   int status = run_command(command, output);
   if (status != 0)

@@ -19,10 +19,11 @@ namespace tessel::codegen {
 void emit_object_file(const std::vector<ir::PrimFunc>& funcs, const Target& target,
                       const std::string& path);
 
-/// Compiles `funcs` and links them with the system `cc -shared` into `path`. The target
-/// must run on this machine. Throws CompileError when linking fails, with the linker's
-/// output.
+/// Compiles `funcs` and links them with the system `cc -shared` into `path`, together with
+/// `extra_inputs` (further files `cc` accepts: objects, assembly sources). The target must
+/// run on this machine. Throws CompileError when linking fails, with the linker's output.
 void emit_shared_library(const std::vector<ir::PrimFunc>& funcs, const Target& target,
-                         const std::string& path);
+                         const std::string& path,
+                         const std::vector<std::string>& extra_inputs = {});
 
 }  // namespace tessel::codegen

@@ -1,0 +1,302 @@
+// ModelPlan sizes and its binary form.
+//
+// Layout (little-endian; strings are a u32 length then the bytes; lists a u32 count):
+//   "TSLPLAN\0"  u32 version
+//   name  i64 arena_bytes  i64 weights_bytes  i64 intermediate_bytes  i32 num_threads
+//   tensors: {name, u8 dtype code, u8 dtype bits, u8 storage, u32 ndim, i64 dims[ndim],
+//             i64 offset}
+//   inputs: i32 ids   outputs: i32 ids
+//   steps: {kernel, label, u32 nargs, i32 args[nargs]}
+// Nothing may follow the last step. The reader checks every count against the bytes left
+// before allocating, so corrupted bytes cost no more memory than their own size.
+#include "runtime/model_plan.h"
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "runtime/error.h"
+
+namespace tessel::runtime {
+namespace {
+
+constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
+constexpr uint32_t kVersion = 1;
+/// Offsets into the arena and the weights are multiples of this (kernels assume aligned
+/// arguments).
+constexpr int64_t kTensorAlignment = 64;
+/// Larger arenas or weight blobs cannot be allocated on any supported machine.
+constexpr int64_t kMaxBytes = int64_t{1} << 48;
+
+class Writer {
+ public:
+  template <class T>
+  void put(T value) {
+    static_assert(std::is_integral_v<T>);
+    for (size_t i = 0; i < sizeof(T); ++i)
+      bytes_.push_back(
+          static_cast<uint8_t>(static_cast<std::make_unsigned_t<T>>(value) >> (8 * i)));
+  }
+  void put_string(const std::string& s) {
+    put(static_cast<uint32_t>(s.size()));
+    bytes_.insert(bytes_.end(), s.begin(), s.end());
+  }
+  void put_ids(const std::vector<int32_t>& ids) {
+    put(static_cast<uint32_t>(ids.size()));
+    for (int32_t id : ids) put(id);
+  }
+  std::vector<uint8_t> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  size_t position() const { return pos_; }
+  size_t remaining() const { return size_ - pos_; }
+
+  [[noreturn]] void fail_at(size_t position, const std::string& problem) const {
+    throw Error("model plan: byte " + std::to_string(position) + ": " + problem);
+  }
+  [[noreturn]] void fail(const std::string& problem) const { fail_at(pos_, problem); }
+
+  template <class T>
+  T get(const char* what) {
+    static_assert(std::is_integral_v<T>);
+    if (remaining() < sizeof(T))
+      fail("truncated: " + std::string(what) + " needs " + std::to_string(sizeof(T)) + " bytes, " +
+           std::to_string(remaining()) + " left");
+    std::make_unsigned_t<T> value = 0;
+    for (size_t i = 0; i < sizeof(T); ++i)
+      value |= static_cast<std::make_unsigned_t<T>>(data_[pos_ + i]) << (8 * i);
+    pos_ += sizeof(T);
+    return static_cast<T>(value);
+  }
+
+  /// A count of items that take at least `min_item_bytes` each, checked against the bytes
+  /// left.
+  uint32_t get_count(const char* what, size_t min_item_bytes) {
+    size_t at = pos_;
+    uint32_t n = get<uint32_t>(what);
+    if (static_cast<uint64_t>(n) * min_item_bytes > remaining())
+      fail_at(at, std::string(what) + " is " + std::to_string(n) + " but only " +
+                      std::to_string(remaining()) + " bytes are left");
+    return n;
+  }
+
+  std::string get_string(const char* what) {
+    uint32_t n = get_count(what, 1);
+    std::string s(reinterpret_cast<const char*>(data_ + pos_), n);
+    pos_ += n;
+    return s;
+  }
+
+  int64_t get_size(const char* what) {
+    size_t at = pos_;
+    int64_t v = get<int64_t>(what);
+    if (v < 0 || v > kMaxBytes)
+      fail_at(at, std::string(what) + " is " + std::to_string(v) + ", expected 0 to 2^48");
+    return v;
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+bool valid_dtype(DType t) {
+  switch (t.code) {
+    case DTypeCode::Int:
+    case DTypeCode::Float:
+      return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case DTypeCode::UInt:
+      return t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case DTypeCode::BFloat:
+      return t.bits == 16;
+  }
+  return false;
+}
+
+std::string describe(int32_t id, const PlanTensor& t) {
+  return "tensor " + std::to_string(id) + " ('" + t.name + "')";
+}
+
+PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
+                       std::vector<size_t>& offset_positions) {
+  PlanTensor t;
+  t.name = in.get_string("tensor name length");
+  size_t at = in.position();
+  uint8_t code = in.get<uint8_t>("dtype code");
+  uint8_t bits = in.get<uint8_t>("dtype bits");
+  t.dtype = DType{static_cast<DTypeCode>(code), bits};
+  if (code > static_cast<uint8_t>(DTypeCode::BFloat) || !valid_dtype(t.dtype))
+    in.fail_at(at, describe(id, t) + ": invalid dtype (code " + std::to_string(code) + ", " +
+                       std::to_string(bits) + " bits)");
+  at = in.position();
+  uint8_t storage = in.get<uint8_t>("storage");
+  if (storage > static_cast<uint8_t>(Storage::Arena))
+    in.fail_at(at, describe(id, t) + ": invalid storage " + std::to_string(storage));
+  t.storage = static_cast<Storage>(storage);
+  uint32_t ndim = in.get_count("ndim", sizeof(int64_t));
+  int64_t bytes = t.dtype.bytes();
+  for (uint32_t d = 0; d < ndim; ++d) {
+    at = in.position();
+    int64_t extent = in.get<int64_t>("dimension");
+    if (extent < 0 || (extent != 0 && bytes > kMaxBytes / extent))
+      in.fail_at(at, describe(id, t) + ": dimension " + std::to_string(d) + " is " +
+                         std::to_string(extent) + " (negative, or the tensor exceeds 2^48 bytes)");
+    bytes *= extent;
+    t.shape.push_back(extent);
+  }
+  offset_positions.push_back(in.position());
+  t.offset = in.get<int64_t>("offset");
+  if (t.storage == Storage::Input) return t;  // checked against the inputs once read
+  int64_t limit = t.storage == Storage::Weight ? plan.weights_bytes : plan.arena_bytes;
+  const char* region = t.storage == Storage::Weight ? "weights_bytes" : "arena_bytes";
+  if (t.offset < 0 || t.offset > limit || t.nbytes() > limit - t.offset)
+    in.fail_at(offset_positions.back(), describe(id, t) + ": " + std::to_string(t.nbytes()) +
+                                            " bytes at offset " + std::to_string(t.offset) +
+                                            " lie outside " + region + " (" +
+                                            std::to_string(limit) + ")");
+  if (t.offset % kTensorAlignment != 0)
+    in.fail_at(offset_positions.back(), describe(id, t) + ": offset " + std::to_string(t.offset) +
+                                            " is not a multiple of " +
+                                            std::to_string(kTensorAlignment));
+  return t;
+}
+
+std::vector<int32_t> read_ids(Reader& in, const char* what, size_t num_tensors) {
+  uint32_t n = in.get_count(what, sizeof(int32_t));
+  std::vector<int32_t> ids;
+  ids.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t at = in.position();
+    int32_t id = in.get<int32_t>("tensor id");
+    if (id < 0 || static_cast<size_t>(id) >= num_tensors)
+      in.fail_at(at, std::string(what) + ": tensor id " + std::to_string(id) +
+                         " out of range (the plan has " + std::to_string(num_tensors) +
+                         " tensors)");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+/// Input tensor k must be the one listed k-th in `inputs`, and the other way round.
+void check_inputs(const Reader& in, const ModelPlan& plan, size_t inputs_position,
+                  const std::vector<size_t>& offset_positions) {
+  for (size_t id = 0; id < plan.tensors.size(); ++id) {
+    const PlanTensor& t = plan.tensors[id];
+    if (t.storage != Storage::Input) continue;
+    if (t.offset < 0 || static_cast<uint64_t>(t.offset) >= plan.inputs.size() ||
+        plan.inputs[static_cast<size_t>(t.offset)] != static_cast<int32_t>(id))
+      in.fail_at(offset_positions[id], describe(static_cast<int32_t>(id), t) + ": input index " +
+                                           std::to_string(t.offset) +
+                                           " does not list it among the " +
+                                           std::to_string(plan.inputs.size()) + " inputs");
+  }
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(plan.inputs[i])];
+    if (t.storage != Storage::Input || t.offset != static_cast<int64_t>(i))
+      in.fail_at(inputs_position + 4 + 4 * i,
+                 "input " + std::to_string(i) + " is " + describe(plan.inputs[i], t) +
+                     ", which is not stored as input " + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+int64_t PlanTensor::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t PlanTensor::nbytes() const {
+  return num_elements() * dtype.bytes();
+}
+
+std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
+  Writer out;
+  for (char c : kMagic) out.put(static_cast<uint8_t>(c));
+  out.put(kVersion);
+  out.put_string(plan.name);
+  out.put(plan.arena_bytes);
+  out.put(plan.weights_bytes);
+  out.put(plan.intermediate_bytes);
+  out.put(plan.num_threads);
+  out.put(static_cast<uint32_t>(plan.tensors.size()));
+  for (const PlanTensor& t : plan.tensors) {
+    out.put_string(t.name);
+    out.put(static_cast<uint8_t>(t.dtype.code));
+    out.put(t.dtype.bits);
+    out.put(static_cast<uint8_t>(t.storage));
+    out.put(static_cast<uint32_t>(t.shape.size()));
+    for (int64_t d : t.shape) out.put(d);
+    out.put(t.offset);
+  }
+  out.put_ids(plan.inputs);
+  out.put_ids(plan.outputs);
+  out.put(static_cast<uint32_t>(plan.steps.size()));
+  for (const PlanStep& step : plan.steps) {
+    out.put_string(step.kernel);
+    out.put_string(step.label);
+    out.put_ids(step.args);
+  }
+  return out.take();
+}
+
+ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
+  Reader in(data, size);
+  if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0)
+    in.fail("not a tessel model plan (bad magic)");
+  for (size_t i = 0; i < sizeof kMagic; ++i) in.get<uint8_t>("magic");
+  uint32_t version = in.get<uint32_t>("version");
+  if (version != kVersion)
+    in.fail_at(sizeof kMagic, "unsupported plan version " + std::to_string(version) +
+                                  " (this runtime reads version " + std::to_string(kVersion) + ")");
+  ModelPlan plan;
+  plan.name = in.get_string("name length");
+  plan.arena_bytes = in.get_size("arena_bytes");
+  plan.weights_bytes = in.get_size("weights_bytes");
+  plan.intermediate_bytes = in.get_size("intermediate_bytes");
+  size_t at = in.position();
+  plan.num_threads = in.get<int32_t>("num_threads");
+  if (plan.num_threads < 0)
+    in.fail_at(at, "num_threads is " + std::to_string(plan.num_threads) + ", expected >= 0");
+
+  // A tensor takes at least 4 (name) + 3 (dtype, storage) + 4 (ndim) + 8 (offset) bytes.
+  uint32_t num_tensors = in.get_count("tensor count", 19);
+  if (num_tensors > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()))
+    in.fail("too many tensors");
+  std::vector<size_t> offset_positions;
+  plan.tensors.reserve(num_tensors);
+  for (uint32_t id = 0; id < num_tensors; ++id)
+    plan.tensors.push_back(read_tensor(in, static_cast<int32_t>(id), plan, offset_positions));
+
+  size_t inputs_position = in.position();
+  plan.inputs = read_ids(in, "inputs", num_tensors);
+  plan.outputs = read_ids(in, "outputs", num_tensors);
+  check_inputs(in, plan, inputs_position, offset_positions);
+
+  // A step takes at least 4 (kernel) + 4 (label) + 4 (nargs) bytes.
+  uint32_t num_steps = in.get_count("step count", 12);
+  plan.steps.reserve(num_steps);
+  for (uint32_t s = 0; s < num_steps; ++s) {
+    PlanStep step;
+    at = in.position();
+    step.kernel = in.get_string("kernel name length");
+    if (step.kernel.empty()) in.fail_at(at, "step " + std::to_string(s) + " has no kernel name");
+    step.label = in.get_string("label length");
+    step.args = read_ids(in, "step arguments", num_tensors);
+    plan.steps.push_back(std::move(step));
+  }
+  if (in.remaining() != 0)
+    in.fail(std::to_string(in.remaining()) + " unexpected bytes after the last step");
+  return plan;
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,73 @@
+// ModelPlan: what a compiled model runs, as plain data the runtime can read without the
+// compiler.
+//
+// A plan lists the model's tensors and where each one lives (a graph input, the weights blob
+// or the activation arena), and the kernel launches in order, each naming the tensors it
+// takes as arguments (inputs first, then outputs, as the kernel was built). The compiler
+// fills it (memory planning decides the arena offsets); a compiled model library carries it
+// serialised next to its kernels and weights; runtime::Model runs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/ndarray.h"
+
+namespace tessel::runtime {
+
+/// Where a plan tensor's data lives.
+enum class Storage : uint8_t {
+  Input = 0,   ///< the caller's input `offset` (an index into ModelPlan::inputs)
+  Weight = 1,  ///< `offset` bytes into the weights blob
+  Arena = 2,   ///< `offset` bytes into the activation arena
+};
+
+struct PlanTensor {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  Storage storage = Storage::Arena;
+  /// Input index, or byte offset into the weights blob or the arena (a multiple of 64).
+  int64_t offset = 0;
+
+  /// The product of the shape (1 for a scalar).
+  int64_t num_elements() const;
+  /// The size of the data in bytes (bool takes one byte per element).
+  int64_t nbytes() const;
+};
+
+/// One kernel launch.
+struct PlanStep {
+  /// The kernel's symbol (`int32_t kernel(void** args)`).
+  std::string kernel;
+  /// What the kernel computes, for profiles: the fused operators, e.g. "Conv+Add+Relu".
+  std::string label;
+  /// Tensor ids of the kernel's arguments, in its parameter order.
+  std::vector<int32_t> args;
+};
+
+struct ModelPlan {
+  std::string name;
+  std::vector<PlanTensor> tensors;
+  /// Tensor ids of the model's inputs and outputs, in order. An output may be any tensor
+  /// (an arena tensor, a weight, or an input passed through).
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  std::vector<PlanStep> steps;
+  /// Bytes of the activation arena (the planned peak) and of the weights blob.
+  int64_t arena_bytes = 0;
+  int64_t weights_bytes = 0;
+  /// Sum of the sizes of all intermediate tensors, i.e. the arena size without reuse.
+  int64_t intermediate_bytes = 0;
+  /// Threads the model was compiled for (0: the runtime's default).
+  int32_t num_threads = 0;
+};
+
+/// The plan as bytes (a versioned little-endian format), and back. deserialize_plan checks
+/// everything it reads (magic, version, counts, ids, offsets within the arena and the
+/// weights) and throws runtime::Error naming the byte offset of the first problem.
+std::vector<uint8_t> serialize_plan(const ModelPlan& plan);
+ModelPlan deserialize_plan(const uint8_t* data, size_t size);
+
+}  // namespace tessel::runtime

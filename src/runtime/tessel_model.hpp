@@ -1,0 +1,116 @@
+// tessel_model.hpp: a header-only C++ wrapper over the compiled-model C API
+// (tessel_model_* in tessel_runtime.h), for programs that link only the runtime library.
+//
+//   tessel::CompiledModel model("resnet50.so");
+//   model.set_input(0, image);                  // a std::vector<float> of the input's size
+//   model.run();
+//   std::vector<float> logits = model.output<float>(0);
+//
+// Failures throw std::runtime_error with the runtime's message (tessel_last_error()).
+#ifndef TESSEL_MODEL_HPP_
+#define TESSEL_MODEL_HPP_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessel_runtime.h"
+
+namespace tessel {
+
+/// A model input or output as the C API describes it.
+struct TensorInfo {
+  std::string name;
+  int32_t dtype_code = 0;  ///< 0 int, 1 uint, 2 float, 3 bfloat (bool: uint, 1 bit)
+  int32_t dtype_bits = 0;
+  std::vector<int64_t> shape;
+  int64_t nbytes = 0;
+};
+
+/// An owning handle on a loaded compiled model library. Move-only.
+class CompiledModel {
+ public:
+  /// Loads the compiled model library at `path`.
+  explicit CompiledModel(const std::string& path) {
+    check(tessel_model_load(path.c_str(), &model_));
+  }
+  CompiledModel(CompiledModel&& other) noexcept : model_(std::exchange(other.model_, nullptr)) {}
+  CompiledModel& operator=(CompiledModel&& other) noexcept {
+    if (this != &other) {
+      tessel_model_free(model_);
+      model_ = std::exchange(other.model_, nullptr);
+    }
+    return *this;
+  }
+  CompiledModel(const CompiledModel&) = delete;
+  CompiledModel& operator=(const CompiledModel&) = delete;
+  ~CompiledModel() { tessel_model_free(model_); }
+
+  int num_inputs() const { return tessel_model_num_inputs(model_); }
+  int num_outputs() const { return tessel_model_num_outputs(model_); }
+  TensorInfo input_info(int i) const { return info(i, tessel_model_input_info); }
+  TensorInfo output_info(int i) const { return info(i, tessel_model_output_info); }
+
+  /// Copies `nbytes` bytes (exactly input i's size) as input i.
+  void set_input(int i, const void* data, int64_t nbytes) {
+    check(tessel_model_set_input(model_, i, data, nbytes));
+  }
+  /// Sets input i from a vector whose byte size is the input's.
+  template <class T>
+  void set_input(int i, const std::vector<T>& values) {
+    set_input(i, values.data(), static_cast<int64_t>(values.size() * sizeof(T)));
+  }
+
+  void run() { check(tessel_model_run(model_)); }
+
+  /// Copies output i of the last run into `data` (`nbytes`, exactly the output's size).
+  void get_output(int i, void* data, int64_t nbytes) const {
+    check(tessel_model_get_output(model_, i, data, nbytes));
+  }
+  /// Output i of the last run as a vector of T (sizeof(T) must divide its size).
+  template <class T>
+  std::vector<T> output(int i) const {
+    int64_t nbytes = output_info(i).nbytes;
+    if (nbytes % static_cast<int64_t>(sizeof(T)) != 0)
+      throw std::runtime_error("tessel: output " + std::to_string(i) + " has " +
+                               std::to_string(nbytes) + " bytes, not a multiple of " +
+                               std::to_string(sizeof(T)));
+    std::vector<T> values(static_cast<size_t>(nbytes) / sizeof(T));
+    get_output(i, values.data(), nbytes);
+    return values;
+  }
+
+  /// Threads for this model's runs (0: the number it was compiled for).
+  void set_num_threads(int num_threads) {
+    check(tessel_model_set_num_threads(model_, num_threads));
+  }
+
+  tessel_model* handle() const { return model_; }
+
+ private:
+  using InfoFunction = int32_t (*)(const tessel_model*, int32_t, const char**, int32_t*, int32_t*,
+                                   int32_t*, const int64_t**, int64_t*);
+
+  static void check(int32_t status) {
+    if (status != TESSEL_OK) throw std::runtime_error(tessel_last_error());
+  }
+
+  TensorInfo info(int i, InfoFunction get) const {
+    TensorInfo t;
+    const char* name = nullptr;
+    int32_t ndim = 0;
+    const int64_t* shape = nullptr;
+    check(get(model_, i, &name, &t.dtype_code, &t.dtype_bits, &ndim, &shape, &t.nbytes));
+    t.name = name;
+    t.shape.assign(shape, shape + ndim);
+    return t;
+  }
+
+  tessel_model* model_ = nullptr;
+};
+
+}  // namespace tessel
+
+#endif  // TESSEL_MODEL_HPP_

@@ -1,0 +1,189 @@
+// ModelPlan serialisation: the round trip, the checks that name the bad byte, and a fuzz of
+// truncated and corrupted bytes (each must throw runtime::Error or decode; never crash).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "runtime/error.h"
+#include "runtime/model_plan.h"
+#include "unit/deploy/tiny_model.h"
+
+namespace tessel::deploy_test {
+namespace {
+
+using runtime::ModelPlan;
+
+runtime::ModelPlan sample_plan() {
+  ModelPlan p = tiny_model().plan;
+  p.tensors.push_back({"b", runtime::DType::Bool(), {0, 3}, runtime::Storage::Arena, 64});
+  p.tensors.push_back({"scalar", runtime::DType::Int(64), {}, runtime::Storage::Weight, 0});
+  p.steps[1].label = "Relu+Add (fused)";
+  return p;
+}
+
+std::string decode_error(const std::vector<uint8_t>& bytes) {
+  try {
+    runtime::deserialize_plan(bytes.data(), bytes.size());
+  } catch (const runtime::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string plan_error(const ModelPlan& p) {
+  return decode_error(runtime::serialize_plan(p));
+}
+
+TEST(Plan, Sizes) {
+  runtime::PlanTensor t{"t", runtime::DType::Float(16), {2, 3, 5}, runtime::Storage::Arena, 0};
+  EXPECT_EQ(t.num_elements(), 30);
+  EXPECT_EQ(t.nbytes(), 60);
+  t.shape = {};
+  EXPECT_EQ(t.num_elements(), 1);
+  t.shape = {4, 0};
+  EXPECT_EQ(t.nbytes(), 0);
+}
+
+TEST(Plan, RoundTrip) {
+  ModelPlan p = sample_plan();
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  ModelPlan q = runtime::deserialize_plan(bytes.data(), bytes.size());
+  EXPECT_EQ(q.name, p.name);
+  ASSERT_EQ(q.tensors.size(), p.tensors.size());
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    EXPECT_EQ(q.tensors[i].name, p.tensors[i].name);
+    EXPECT_EQ(q.tensors[i].dtype, p.tensors[i].dtype);
+    EXPECT_EQ(q.tensors[i].shape, p.tensors[i].shape);
+    EXPECT_EQ(q.tensors[i].storage, p.tensors[i].storage);
+    EXPECT_EQ(q.tensors[i].offset, p.tensors[i].offset);
+  }
+  EXPECT_EQ(q.inputs, p.inputs);
+  EXPECT_EQ(q.outputs, p.outputs);
+  ASSERT_EQ(q.steps.size(), p.steps.size());
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    EXPECT_EQ(q.steps[k].kernel, p.steps[k].kernel);
+    EXPECT_EQ(q.steps[k].label, p.steps[k].label);
+    EXPECT_EQ(q.steps[k].args, p.steps[k].args);
+  }
+  EXPECT_EQ(q.arena_bytes, p.arena_bytes);
+  EXPECT_EQ(q.weights_bytes, p.weights_bytes);
+  EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
+  EXPECT_EQ(q.num_threads, p.num_threads);
+  EXPECT_EQ(runtime::serialize_plan(q), bytes);
+  // Little-endian and versioned: the magic, then version 1.
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
+  EXPECT_EQ(bytes[8], 1);
+  EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
+}
+
+TEST(Plan, EmptyPlanRoundTrips) {
+  std::vector<uint8_t> bytes = runtime::serialize_plan(ModelPlan{});
+  ModelPlan q = runtime::deserialize_plan(bytes.data(), bytes.size());
+  EXPECT_TRUE(q.tensors.empty());
+  EXPECT_TRUE(q.steps.empty());
+}
+
+TEST(Plan, ErrorsNameTheByteAndTheProblem) {
+  std::vector<uint8_t> bytes = runtime::serialize_plan(sample_plan());
+  std::vector<uint8_t> bad = bytes;
+  bad[0] = 'X';
+  EXPECT_EQ(decode_error(bad), "model plan: byte 0: not a tessel model plan (bad magic)");
+  bad = bytes;
+  bad[8] = 7;
+  EXPECT_EQ(decode_error(bad),
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 1)");
+  bad = bytes;
+  bad.push_back(0);
+  EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +
+                                   ": 1 unexpected bytes after the last step");
+  bad.assign(bytes.begin(), bytes.end() - 3);
+  EXPECT_NE(decode_error(bad).find("step arguments is 3 but only 9 bytes are left"),
+            std::string::npos)
+      << decode_error(bad);
+  bad.assign(bytes.begin(), bytes.begin() + 10);
+  EXPECT_EQ(decode_error(bad), "model plan: byte 8: truncated: version needs 4 bytes, 2 left");
+}
+
+TEST(Plan, RejectsInconsistentPlans) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+    EXPECT_EQ(m.rfind("model plan: byte ", 0), 0u) << m;
+  };
+  ModelPlan p = sample_plan();
+  p.steps[0].args[2] = 99;
+  expect(p, "step arguments: tensor id 99 out of range (the plan has 6 tensors)");
+  p = sample_plan();
+  p.outputs = {-1};
+  expect(p, "outputs: tensor id -1 out of range");
+  p = sample_plan();
+  p.tensors[2].offset = 192;  // y: 128 bytes from 192 > arena_bytes 256
+  expect(p, "tensor 2 ('y'): 128 bytes at offset 192 lie outside arena_bytes (256)");
+  p = sample_plan();
+  p.tensors[3].offset = 32;  // misaligned
+  expect(p, "tensor 3 ('z'): offset 32 is not a multiple of 64");
+  p = sample_plan();
+  p.tensors[1].offset = 128;  // w beyond the weights
+  expect(p, "tensor 1 ('w'): 128 bytes at offset 128 lie outside weights_bytes (192)");
+  p = sample_plan();
+  p.tensors[2].storage = runtime::Storage::Input;  // y claims to be input 0
+  expect(p, "tensor 2 ('y'): input index 128 does not list it among the 1 inputs");
+  p = sample_plan();
+  p.inputs = {2};
+  expect(p, "tensor 0 ('x'): input index 0 does not list it");
+  p = sample_plan();
+  p.tensors[0].dtype = runtime::DType{runtime::DTypeCode::Float, 12};
+  expect(p, "tensor 0 ('x'): invalid dtype (code 2, 12 bits)");
+  p = sample_plan();
+  p.tensors[2].shape = {4, -8};
+  expect(p, "tensor 2 ('y'): dimension 1 is -8");
+  p = sample_plan();
+  p.steps[0].kernel = "";
+  expect(p, "step 0 has no kernel name");
+  p = sample_plan();
+  p.arena_bytes = -1;
+  expect(p, "arena_bytes is -1");
+  p = sample_plan();
+  p.num_threads = -2;
+  expect(p, "num_threads is -2");
+}
+
+TEST(Plan, EveryTruncationThrows) {
+  std::vector<uint8_t> bytes = runtime::serialize_plan(sample_plan());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    // A copy of exactly n bytes, so that a read past the end is an ASan error.
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_THROW(runtime::deserialize_plan(prefix.data(), prefix.size()), runtime::Error)
+        << "length " << n;
+  }
+}
+
+TEST(Plan, CorruptedBytesThrowOrDecode) {
+  std::vector<uint8_t> bytes = runtime::serialize_plan(sample_plan());
+  std::mt19937 rng(42);
+  int decoded = 0, rejected = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<uint8_t> bad = bytes;
+    int flips = 1 + trial % 3;
+    for (int f = 0; f < flips; ++f) {
+      size_t at = rng() % bad.size();
+      bad[at] = trial % 2 ? static_cast<uint8_t>(rng())
+                          : static_cast<uint8_t>(bad[at] ^ (1u << (rng() % 8)));
+    }
+    try {
+      ModelPlan q = runtime::deserialize_plan(bad.data(), bad.size());
+      // What decodes is consistent: every id is in range.
+      for (const runtime::PlanStep& s : q.steps)
+        for (int32_t id : s.args) ASSERT_LT(static_cast<size_t>(id), q.tensors.size());
+      ++decoded;
+    } catch (const runtime::Error& e) {
+      ASSERT_EQ(std::string(e.what()).rfind("model plan: byte ", 0), 0u) << e.what();
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 1000);
+  EXPECT_GT(decoded, 100);  // flips in names, labels and filler decode fine
+}
+
+}  // namespace
+}  // namespace tessel::deploy_test
