@@ -32,8 +32,15 @@ void check_attribute_kinds(const ops::OpContext& ctx) {
   }
 }
 
+/// The output types of the node in `ctx`, after checking its attributes and value inputs.
 std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
   const graph::Node& node = ctx.node();
+  check_attribute_kinds(ctx);
+  for (int i : ctx.def().value_inputs)
+    if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
+      ctx.fail("the value of input " + std::to_string(i) + " '" + node.inputs[i]->name +
+               "' must be known at compile time (a constant, or computed from constants and "
+               "shapes)");
   std::vector<graph::TensorType> types = ctx.def().infer(ctx);
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (k >= types.size()) {
@@ -52,7 +59,7 @@ std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
 }  // namespace
 
 const ops::OpDef& find_op(const graph::Node& node) {
-  if (!node.domain.empty() && node.domain != "ai.onnx")
+  if (!node.domain.empty() && node.domain != "ai.onnx" && node.domain != kTesselDomain)
     TESSEL_USER_ERROR(node.describe(), ": operators of domain '", node.domain,
                       "' are not supported");
   const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
@@ -65,18 +72,18 @@ const ops::OpDef& find_op(const graph::Node& node) {
   return *def;
 }
 
+std::vector<graph::TensorType> infer_node(
+    const graph::Node& node, const std::vector<graph::TensorType>& input_types,
+    const std::vector<const runtime::NDArray*>& input_values) {
+  const ops::OpDef& def = find_op(node);
+  return infer_outputs(ops::OpContext(node, def, input_types, input_values));
+}
+
 NodeKernel compile_node(const graph::Node& node, const std::vector<graph::TensorType>& input_types,
                         const std::vector<const runtime::NDArray*>& input_values,
                         const driver::BuildOptions& options) {
   const ops::OpDef& def = find_op(node);
   ops::OpContext ctx(node, def, input_types, input_values);
-  check_attribute_kinds(ctx);
-  for (int i : def.value_inputs)
-    if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
-      ctx.fail("the value of input " + std::to_string(i) + " '" + node.inputs[i]->name +
-               "' must be known at compile time (a constant, or computed from constants and "
-               "shapes)");
-
   NodeKernel result;
   result.output_types = infer_outputs(ctx);
   if (def.fold) {

@@ -31,9 +31,20 @@ struct NodeKernel {
   std::vector<size_t> kernel_outputs;
 };
 
+/// The domain of tessel's internal operators (e.g. MatMulAdd, made by graph rewrites); the
+/// registry holds them beside the ONNX ones.
+inline constexpr const char* kTesselDomain = "tessel";
+
 /// The registry entry for `node`; CompileError naming the node, its operator and opset when
 /// the operator (or that opset version of it) is not supported.
 const ops::OpDef& find_op(const graph::Node& node);
+
+/// The types of `node`'s outputs (one per output slot the operator defines) for inputs of
+/// `input_types`; `input_values[i]` is the value of input i when known (it must be for the
+/// operator's value_inputs). CompileError naming the node when it cannot be inferred.
+std::vector<graph::TensorType> infer_node(const graph::Node& node,
+                                          const std::vector<graph::TensorType>& input_types,
+                                          const std::vector<const runtime::NDArray*>& input_values);
 
 /// Compiles `node` for inputs of `input_types`; `input_values[i]` is the value of input i
 /// when known at compile time (it must be for the operator's value_inputs), else nullptr.

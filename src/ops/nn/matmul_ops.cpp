@@ -1,5 +1,6 @@
-// MatMul and Gemm: float and integer matrix products; 2-d float32 products take the tuned
-// matmul compute and schedule (ops/matmul.h), the rest the generic matmul_nd.
+// MatMul, Gemm and tessel's MatMulAdd (MatMul plus a bias): float and integer matrix
+// products; 2-d float32 products take the tuned matmul compute and schedule (ops/matmul.h),
+// the rest the generic matmul_nd.
 #include "ops/matmul.h"
 #include "ops/nn/contraction.h"
 #include "ops/nn/nn_ops.h"
@@ -157,11 +158,54 @@ OpDef gemm_def() {
   return def;
 }
 
+// ---- MatMulAdd (tessel domain) -----------------------------------------------------------
+
+/// MatMul's shapes, with C checked to broadcast onto the product's shape.
+MatmulShape matmul_add_shape(const OpContext& ctx) {
+  MatmulShape shape = matmul_node_shape(ctx);
+  if (ctx.input_type(2).dtype != ctx.input_type(0).dtype)
+    ctx.fail("C has element type " + ctx.input_type(2).dtype.to_string() + ", A has " +
+             ctx.input_type(0).dtype.to_string());
+  if (broadcast_shapes(ctx, {shape.output, ctx.input_shape(2)}) != shape.output)
+    ctx.fail("C " + shape_text(ctx.input_shape(2)) + " does not broadcast to the product's shape " +
+             shape_text(shape.output));
+  return shape;
+}
+
+/// MatMul(A, B) + C: the bias addition the graph rewrites fold into a MatMul whose operands
+/// are not both matrices (Gemm takes the 2-d case).
+OpDef matmul_add_def() {
+  OpDef def;
+  def.name = "MatMulAdd";
+  def.since_version = 1;
+  def.pattern = PatternKind::OutFusable;
+  def.infer = [](const OpContext& ctx) {
+    return std::vector{
+        graph::TensorType::of(ctx.input_type(0).dtype, matmul_add_shape(ctx).output)};
+  };
+  def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
+    te::Tensor ab = product(matmul_add_shape(ctx), in[0], in[1]);
+    te::Tensor y = te::compute(
+        ab.shape(),
+        [&](const std::vector<te::Var>& i) {
+          return broadcast_load(ab, i) + broadcast_load(in[2], i);
+        },
+        "matmul_add");
+    return std::vector{y};
+  };
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
+                    const std::vector<te::Tensor>& outputs) {
+    schedule_product(s, outputs, use_tuned_matmul(matmul_add_shape(ctx), ctx.input_type(0).dtype));
+  };
+  return def;
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& registry) {
   registry.add(matmul_def());
   registry.add(gemm_def());
+  registry.add(matmul_add_def());
 }
 
 }  // namespace tessel::ops::nn

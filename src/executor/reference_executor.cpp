@@ -1,5 +1,7 @@
-// GraphExecutor: plan compilation (folding, kernels) and execution.
-#include "executor/graph_executor.h"
+// ReferenceExecutor: plan compilation (folding, kernels) and execution.
+#include "executor/reference_executor.h"
+
+#include "executor/graph_inputs.h"
 
 #include <set>
 #include <sstream>
@@ -26,59 +28,24 @@ struct Step {
   std::vector<size_t> output_slots;
 };
 
-std::string describe_input(const graph::Value& value, size_t index) {
-  return "graph input " + std::to_string(index) + " '" + value.name + "'";
-}
-
-void check_input(const graph::Value& value, size_t index, const runtime::NDArray& array) {
-  ir::DataType dtype = graph::to_data_type(array.dtype());
-  if (dtype != value.type.dtype)
-    TESSEL_USER_ERROR(describe_input(value, index), ": expected dtype ", value.type.dtype.to_string(),
-                      ", got ", dtype.to_string());
-  const auto& dims = value.type.dims;
-  if (dims.empty()) return;  // rank not declared (or a scalar)
-  if (static_cast<int>(dims.size()) != array.ndim())
-    TESSEL_USER_ERROR(describe_input(value, index), ": expected rank ", dims.size(), " (",
-                      value.type.to_string(), "), got rank ", array.ndim());
-  for (size_t d = 0; d < dims.size(); ++d)
-    if (dims[d].is_static() && dims[d].value != array.shape()[d])
-      TESSEL_USER_ERROR(describe_input(value, index), ": dimension ", d, " must be ", dims[d].value,
-                        " (", value.type.to_string(), "), got ", array.shape()[d]);
-}
 
 }  // namespace
 
-struct GraphExecutor::Plan {
+struct ReferenceExecutor::Plan {
   std::vector<Slot> slots;
   std::vector<Step> steps;
   std::vector<size_t> output_slots;
 };
 
-GraphExecutor::GraphExecutor(const graph::Graph& graph, ExecutorOptions options)
+ReferenceExecutor::ReferenceExecutor(const graph::Graph& graph, ExecutorOptions options)
     : graph_(graph), options_(std::move(options)) {
   graph::verify(graph_);
-  // Values whose data some compilation needs, found backwards from the operators' value
-  // inputs through every node that computes them (metadata operators need types only).
-  std::set<const graph::Value*> needed;
-  const auto& nodes = graph_.nodes();
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    const graph::Node& node = **it;
-    const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
-    if (!def) continue;
-    for (int i : def->value_inputs)
-      if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i]) needed.insert(node.inputs[i]);
-    bool output_needed = false;
-    for (const graph::Value* out : node.outputs) output_needed |= out && needed.count(out);
-    if (output_needed && !def->fold)
-      for (const graph::Value* in : node.inputs)
-        if (in) needed.insert(in);
-  }
-  for (const graph::Value* in : graph_.inputs()) value_dependent_.push_back(needed.count(in) > 0);
+  value_dependent_ = executor::value_dependent_inputs(graph_);
 }
 
-GraphExecutor::~GraphExecutor() = default;
+ReferenceExecutor::~ReferenceExecutor() = default;
 
-std::unique_ptr<GraphExecutor::Plan> GraphExecutor::compile(
+std::unique_ptr<ReferenceExecutor::Plan> ReferenceExecutor::compile(
     const std::vector<const runtime::NDArray*>& inputs) const {
   auto plan = std::make_unique<Plan>();
   std::map<const graph::Value*, size_t> slot_of;
@@ -140,33 +107,19 @@ std::unique_ptr<GraphExecutor::Plan> GraphExecutor::compile(
   return plan;
 }
 
-GraphExecutor::Plan& GraphExecutor::plan_for(const std::vector<const runtime::NDArray*>& inputs) {
-  const auto& graph_inputs = graph_.inputs();
-  if (inputs.size() != graph_inputs.size())
-    TESSEL_USER_ERROR("graph '", graph_.name, "' takes ", graph_inputs.size(), " inputs, got ",
-                      inputs.size());
-  std::ostringstream key;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i]) TESSEL_USER_ERROR(describe_input(*graph_inputs[i], i), " is not given");
-    check_input(*graph_inputs[i], i, *inputs[i]);
-    key << inputs[i]->dtype().to_string() << "[";
-    for (int64_t d : inputs[i]->shape()) key << d << ",";
-    key << "]";
-    if (value_dependent_[i])
-      key.write(static_cast<const char*>(inputs[i]->data()), inputs[i]->nbytes());
-    key << ";";
-  }
-  auto& plan = plans_[key.str()];
+ReferenceExecutor::Plan& ReferenceExecutor::plan_for(const std::vector<const runtime::NDArray*>& inputs) {
+  std::string key = compilation_key(graph_, value_dependent_, inputs);
+  auto& plan = plans_[key];
   if (!plan) plan = compile(inputs);
   last_plan_ = plan.get();
   return *plan;
 }
 
-void GraphExecutor::prepare(const std::vector<const runtime::NDArray*>& inputs) { plan_for(inputs); }
+void ReferenceExecutor::prepare(const std::vector<const runtime::NDArray*>& inputs) { plan_for(inputs); }
 
-size_t GraphExecutor::num_kernels() const { return last_plan_ ? last_plan_->steps.size() : 0; }
+size_t ReferenceExecutor::num_kernels() const { return last_plan_ ? last_plan_->steps.size() : 0; }
 
-std::vector<runtime::NDArray> GraphExecutor::run(const std::vector<const runtime::NDArray*>& inputs) {
+std::vector<runtime::NDArray> ReferenceExecutor::run(const std::vector<const runtime::NDArray*>& inputs) {
   Plan& plan = plan_for(inputs);
   std::vector<runtime::NDArray> owned(plan.slots.size());
   std::vector<const runtime::NDArray*> data(plan.slots.size(), nullptr);

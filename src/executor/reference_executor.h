@@ -1,4 +1,6 @@
-// GraphExecutor: compiles a whole graph into a plan of kernels and runs it.
+// ReferenceExecutor: runs a graph node by node, one kernel per node, with no graph passes,
+// fusion or memory planning -- the independent reference the compiler's tests compare the
+// optimised, fused model with (compiler::GraphExecutor is what users run).
 //
 // Compilation walks the nodes in order with concrete input types: nodes whose inputs are all
 // known at compile time are evaluated then (constant folding with our own kernels), metadata
@@ -23,11 +25,11 @@ struct ExecutorOptions {
   driver::BuildOptions build;
 };
 
-class GraphExecutor {
+class ReferenceExecutor {
  public:
   /// Prepares `graph` (kept by reference: it must outlive the executor). Verifies it.
-  explicit GraphExecutor(const graph::Graph& graph, ExecutorOptions options = {});
-  ~GraphExecutor();
+  explicit ReferenceExecutor(const graph::Graph& graph, ExecutorOptions options = {});
+  ~ReferenceExecutor();
 
   /// Runs the graph on `inputs` (one per graph input, in order); returns one array per graph
   /// output. Compiles a plan first when none matches the inputs' shapes (and shape values).

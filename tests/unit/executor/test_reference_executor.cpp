@@ -1,10 +1,10 @@
-// GraphExecutor: whole graphs compiled and run, checked against naive loops; plans
+// ReferenceExecutor: whole graphs compiled and run, checked against naive loops; plans
 // specialised on shape-determining inputs; constant folding; errors naming the culprit.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "executor/graph_executor.h"
+#include "executor/reference_executor.h"
 #include "support/error.h"
 
 namespace tessel::executor {
@@ -49,7 +49,7 @@ std::string message_of(const std::function<void()>& f) {
   return "(no CompileError)";
 }
 
-TEST(GraphExecutor, AddReluMatchesNaiveLoop) {
+TEST(ReferenceExecutor, AddReluMatchesNaiveLoop) {
   graph::Graph g;
   g.name = "add_relu";
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {2, 3}));
@@ -62,7 +62,7 @@ TEST(GraphExecutor, AddReluMatchesNaiveLoop) {
   g.add_node(make_node("Relu", {sum}, {y}));
   g.add_output(y);
 
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   NDArray input = floats({2, 3}, {1, 2, -3, -4, 5, 6});
   std::vector<NDArray> out = executor.run({&input});
   ASSERT_EQ(out.size(), 1u);
@@ -73,7 +73,7 @@ TEST(GraphExecutor, AddReluMatchesNaiveLoop) {
   EXPECT_EQ(executor.num_kernels(), 2u);
 }
 
-TEST(GraphExecutor, ReshapeSpecialisesOnShapeInputValues) {
+TEST(ReferenceExecutor, ReshapeSpecialisesOnShapeInputValues) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {2, 3}));
   graph::Value* s = g.add_value("s", TensorType::of(DataType::Int(64), {2}));
@@ -83,7 +83,7 @@ TEST(GraphExecutor, ReshapeSpecialisesOnShapeInputValues) {
   g.add_node(make_node("Reshape", {x, s}, {y}));
   g.add_output(y);
 
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   EXPECT_EQ(executor.value_dependent_inputs(), (std::vector<bool>{false, true}));
   NDArray input = floats({2, 3}, {0, 1, 2, 3, 4, 5});
   NDArray shape_a = int64s({3, 2}), shape_b = int64s({1, -1});
@@ -97,7 +97,7 @@ TEST(GraphExecutor, ReshapeSpecialisesOnShapeInputValues) {
   }
 }
 
-TEST(GraphExecutor, ConstantSubgraphsAreFoldedAtCompileTime) {
+TEST(ReferenceExecutor, ConstantSubgraphsAreFoldedAtCompileTime) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {4}));
   g.add_input(x);
@@ -108,7 +108,7 @@ TEST(GraphExecutor, ConstantSubgraphsAreFoldedAtCompileTime) {
   g.add_node(make_node("Mul", {x, doubled}, {y}));
   g.add_output(y);
 
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   NDArray input = floats({4}, {1, -1, 0.5f, 2});
   std::vector<NDArray> out = executor.run({&input});
   EXPECT_EQ(executor.num_kernels(), 1u);  // only the Mul runs per inference
@@ -116,14 +116,14 @@ TEST(GraphExecutor, ConstantSubgraphsAreFoldedAtCompileTime) {
   for (int k = 0; k < 4; ++k) EXPECT_FLOAT_EQ(out[0].data_as<float>()[k], expected[k]);
 }
 
-TEST(GraphExecutor, BadInputsNameTheInput) {
+TEST(ReferenceExecutor, BadInputsNameTheInput) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {2, 3}));
   g.add_input(x);
   graph::Value* y = g.add_value("y", {});
   g.add_node(make_node("Relu", {x}, {y}));
   g.add_output(y);
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
 
   NDArray wrong_shape = floats({3, 2}, {0, 0, 0, 0, 0, 0});
   NDArray wrong_dtype({2, 3}, DType::Float(64));
@@ -136,14 +136,14 @@ TEST(GraphExecutor, BadInputsNameTheInput) {
             std::string::npos);
 }
 
-TEST(GraphExecutor, UnsupportedOperatorIsNamed) {
+TEST(ReferenceExecutor, UnsupportedOperatorIsNamed) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {2}));
   g.add_input(x);
   graph::Value* y = g.add_value("y", {});
   g.add_node(make_node("NoSuchOperator", {x}, {y}, 11));
   g.add_output(y);
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   NDArray input = floats({2}, {1, 2});
   std::string message = message_of([&] { executor.run({&input}); });
   EXPECT_NE(message.find("node 'NoSuchOperator_node'"), std::string::npos) << message;
@@ -151,7 +151,7 @@ TEST(GraphExecutor, UnsupportedOperatorIsNamed) {
   EXPECT_NE(message.find("'NoSuchOperator' is not supported"), std::string::npos) << message;
 }
 
-TEST(GraphExecutor, WrongAttributeTypeIsACompileError) {
+TEST(ReferenceExecutor, WrongAttributeTypeIsACompileError) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", TensorType::of(DataType::Float(32), {2}));
   g.add_input(x);
@@ -160,7 +160,7 @@ TEST(GraphExecutor, WrongAttributeTypeIsACompileError) {
   node.attributes["alpha"] = Attribute::of_string("0.1");
   g.add_node(std::move(node));
   g.add_output(y);
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   NDArray input = floats({2}, {1, -2});
   std::string message = message_of([&] { executor.run({&input}); });
   EXPECT_NE(message.find("attribute 'alpha' must be of type float, found string"),
@@ -168,14 +168,14 @@ TEST(GraphExecutor, WrongAttributeTypeIsACompileError) {
       << message;
 }
 
-TEST(GraphExecutor, AbsurdShapeIsRejectedBeforeAllocation) {
+TEST(ReferenceExecutor, AbsurdShapeIsRejectedBeforeAllocation) {
   graph::Graph g;
   graph::Value* shape = g.add_constant("shape", std::make_shared<const NDArray>(
                                                     int64s({int64_t{1} << 40, 1024})));
   graph::Value* y = g.add_value("y", {});
   g.add_node(make_node("ConstantOfShape", {shape}, {y}, 9));
   g.add_output(y);
-  GraphExecutor executor(g);
+  ReferenceExecutor executor(g);
   std::string message = message_of([&] { executor.run({}); });
   EXPECT_NE(message.find("more than 2^34 elements"), std::string::npos) << message;
 }

@@ -1,0 +1,74 @@
+// value_dependent_inputs and check_graph_input.
+#include "executor/graph_inputs.h"
+
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "ops/registry.h"
+#include "support/error.h"
+
+namespace tessel::executor {
+std::string describe_graph_input(const graph::Value& value, size_t index) {
+  return "graph input " + std::to_string(index) + " '" + value.name + "'";
+}
+
+std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
+  std::set<const graph::Value*> needed;
+  const auto& nodes = graph.nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const graph::Node& node = **it;
+    const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
+    if (!def) continue;
+    for (int i : def->value_inputs)
+      if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i])
+        needed.insert(node.inputs[i]);
+    bool output_needed = false;
+    for (const graph::Value* out : node.outputs) output_needed |= out && needed.count(out);
+    if (output_needed && !def->fold)
+      for (const graph::Value* in : node.inputs)
+        if (in) needed.insert(in);
+  }
+  std::vector<bool> dependent;
+  for (const graph::Value* in : graph.inputs()) dependent.push_back(needed.count(in) > 0);
+  return dependent;
+}
+
+void check_graph_input(const graph::Value& value, size_t index, const runtime::NDArray& array) {
+  ir::DataType dtype = graph::to_data_type(array.dtype());
+  if (dtype != value.type.dtype)
+    TESSEL_USER_ERROR(describe_graph_input(value, index), ": expected dtype ",
+                      value.type.dtype.to_string(), ", got ", dtype.to_string());
+  const auto& dims = value.type.dims;
+  if (dims.empty()) return;  // rank not declared (or a scalar)
+  if (static_cast<int>(dims.size()) != array.ndim())
+    TESSEL_USER_ERROR(describe_graph_input(value, index), ": expected rank ", dims.size(), " (",
+                      value.type.to_string(), "), got rank ", array.ndim());
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d].is_static() && dims[d].value != array.shape()[d])
+      TESSEL_USER_ERROR(describe_graph_input(value, index), ": dimension ", d, " must be ",
+                        dims[d].value, " (", value.type.to_string(), "), got ", array.shape()[d]);
+}
+
+std::string compilation_key(const graph::Graph& graph, const std::vector<bool>& value_dependent,
+                            const std::vector<const runtime::NDArray*>& inputs) {
+  const auto& graph_inputs = graph.inputs();
+  if (inputs.size() != graph_inputs.size())
+    TESSEL_USER_ERROR("graph '", graph.name, "' takes ", graph_inputs.size(), " inputs, got ",
+                      inputs.size());
+  std::ostringstream key;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) TESSEL_USER_ERROR(describe_graph_input(*graph_inputs[i], i), " is not given");
+    check_graph_input(*graph_inputs[i], i, *inputs[i]);
+    key << inputs[i]->dtype().to_string() << "[";
+    for (int64_t d : inputs[i]->shape()) key << d << ",";
+    key << "]";
+    if (value_dependent[i])
+      key.write(static_cast<const char*>(inputs[i]->data()),
+                static_cast<std::streamsize>(inputs[i]->nbytes()));
+    key << ";";
+  }
+  return key.str();
+}
+
+}  // namespace tessel::executor
