@@ -15,9 +15,20 @@ void print_usage() {
                "  demo [--threads N] [--print-after PASS|all] [--small]\n"
                "       build matmul, conv2d and softmax; print their IR; run and check them\n"
                "  test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]\n"
+               "      [--rtol X] [--atol X] [--compiled] [--no-fusion]\n"
                "       run ONNX backend test cases (model.onnx + test_data_set_*) and compare\n"
                "  list-ops\n"
-               "       list the supported operators with their opsets and pattern kinds\n";
+               "       list the supported operators with their opsets and pattern kinds\n"
+               "  compile <model.onnx> -o <model.so> [--target T] [--threads N]\n"
+               "      [--input-shape NAME=1x3x224x224]... [--no-fusion]\n"
+               "       compile a model into one shared library (kernels, weights, plan)\n"
+               "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"
+               "       print the graph after each pass, the fused groups and the memory plan\n"
+               "  bench <model.onnx|model.so> [--threads N] [--runs R] [--warmup W] [--no-profile]\n"
+               "       latency (median, p90) and the time share of each kernel\n"
+               "  run <model.so> --input [NAME=]FILE.npy... [--output-dir DIR] [--threads N]\n"
+               "      [--profile]\n"
+               "       run a compiled model library; print (and write) its outputs\n";
 }
 
 }  // namespace
@@ -33,6 +44,10 @@ int main(int argc, char** argv) {
     if (command == "demo") return tessel::cli::run_demo(args);
     if (command == "test-onnx") return tessel::cli::run_test_onnx(args);
     if (command == "list-ops") return tessel::cli::run_list_ops(args);
+    if (command == "run") return tessel::cli::run_model(args);
+    if (command == "compile") return tessel::cli::run_compile(args);
+    if (command == "inspect") return tessel::cli::run_inspect(args);
+    if (command == "bench") return tessel::cli::run_bench(args);
     if (command == "--help" || command == "help") {
       print_usage();
       return 0;

@@ -7,8 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "executor/graph_executor.h"
+#include "compiler/graph_executor.h"
 #include "frontend/onnx_importer.h"
+#include "runtime/ndarray_element.h"
 #include "support/error.h"
 
 namespace tessel::cli {
@@ -16,40 +17,6 @@ namespace tessel::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Element `k` of `array` as a double (every dtype the runtime knows but bfloat16).
-double element(const runtime::NDArray& array, int64_t k) {
-  const void* p = array.data();
-  runtime::DType t = array.dtype();
-  switch (t.code) {
-    case runtime::DTypeCode::Float:
-      if (t.bits == 32) return static_cast<const float*>(p)[k];
-      if (t.bits == 64) return static_cast<const double*>(p)[k];
-      break;
-    case runtime::DTypeCode::Int:
-      if (t.bits == 8) return static_cast<const int8_t*>(p)[k];
-      if (t.bits == 16) return static_cast<const int16_t*>(p)[k];
-      if (t.bits == 32) return static_cast<const int32_t*>(p)[k];
-      if (t.bits == 64) return static_cast<double>(static_cast<const int64_t*>(p)[k]);
-      break;
-    case runtime::DTypeCode::UInt:
-      if (t.bits == 1 || t.bits == 8) return static_cast<const uint8_t*>(p)[k];
-      if (t.bits == 16) return static_cast<const uint16_t*>(p)[k];
-      if (t.bits == 32) return static_cast<const uint32_t*>(p)[k];
-      if (t.bits == 64) return static_cast<double>(static_cast<const uint64_t*>(p)[k]);
-      break;
-    case runtime::DTypeCode::BFloat: break;
-  }
-  if (t.code == runtime::DTypeCode::Float && t.bits == 16) {
-    uint16_t h = static_cast<const uint16_t*>(p)[k];
-    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    double sign = (h & 0x8000) ? -1 : 1;
-    if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-    if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
-    return sign * std::ldexp(mantissa + 1024, exponent - 25);
-  }
-  TESSEL_USER_ERROR("cannot compare elements of type ", t.to_string());
-}
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::ostringstream os;
@@ -61,7 +28,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 /// Empty when `got` matches `expected`, else a description of the worst mismatch.
 std::string compare(const runtime::NDArray& got, const runtime::NDArray& expected,
-                    const Tolerance& tol) {
+                    const CaseOptions& tol) {
   if (got.dtype() != expected.dtype())
     return "dtype " + got.dtype().to_string() + ", expected " + expected.dtype().to_string();
   if (got.shape() != expected.shape())
@@ -70,7 +37,7 @@ std::string compare(const runtime::NDArray& got, const runtime::NDArray& expecte
   double worst_excess = 0;
   int64_t worst = -1, mismatches = 0;
   for (int64_t k = 0; k < got.size(); ++k) {
-    double g = element(got, k), e = element(expected, k);
+    double g = runtime::element_as_double(got, k), e = runtime::element_as_double(expected, k);
     if (std::isnan(g) && std::isnan(e)) continue;
     if (g == e) continue;
     double allowed = exact ? 0 : tol.atol + tol.rtol * std::fabs(e);
@@ -88,7 +55,7 @@ std::string compare(const runtime::NDArray& got, const runtime::NDArray& expecte
   std::ostringstream os;
   os.precision(9);
   os << mismatches << " of " << got.size() << " elements differ; worst at flat index " << worst
-     << ": got " << element(got, worst) << ", expected " << element(expected, worst);
+     << ": got " << runtime::element_as_double(got, worst) << ", expected " << runtime::element_as_double(expected, worst);
   return os.str();
 }
 
@@ -115,14 +82,18 @@ std::vector<std::string> find_onnx_cases(const std::string& root) {
   return cases;
 }
 
-CaseResult run_onnx_case(const std::string& dir, const Tolerance& tolerance) {
+CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
   CaseResult result;
   try {
     graph::Graph model = frontend::import_onnx_file((fs::path(dir) / "model.onnx").string());
     std::set<std::string> ops;
     for (const auto& node : model.nodes()) ops.insert(node->op_type);
     result.ops.assign(ops.begin(), ops.end());
-    executor::GraphExecutor executor(model);
+    compiler::CompileOptions compile;
+    compile.fusion.enabled = options.fusion;
+    compiler::GraphExecutor executor(
+        model, compile,
+        options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit);
     std::vector<fs::path> data_sets;
     for (const auto& entry : fs::directory_iterator(dir))
       if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -142,7 +113,7 @@ CaseResult run_onnx_case(const std::string& dir, const Tolerance& tolerance) {
                                  " outputs, the data set " + std::to_string(expected_files.size()));
       for (size_t k = 0; k < outputs.size(); ++k) {
         runtime::NDArray expected = frontend::load_tensor_file(expected_files[k]);
-        std::string mismatch = compare(outputs[k], expected, tolerance);
+        std::string mismatch = compare(outputs[k], expected, options);
         if (!mismatch.empty())
           throw std::runtime_error(set.filename().string() + " output " + std::to_string(k) +
                                    " '" + model.outputs()[k]->name + "': " + mismatch);

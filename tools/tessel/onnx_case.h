@@ -16,16 +16,20 @@ struct CaseResult {
   std::vector<std::string> ops;
 };
 
-/// ONNX's default backend-test tolerance.
-struct Tolerance {
+/// How a case is run and compared.
+struct CaseOptions {
+  /// ONNX's default backend-test tolerance.
   double rtol = 1e-3;
   double atol = 1e-7;
+  /// Run through a compiled model library (as `tessel compile` writes it) instead of JIT.
+  bool through_library = false;
+  bool fusion = true;
 };
 
 /// Imports, compiles and runs the case in `dir` on every data set and compares the outputs.
 /// A CompileError (unsupported operator, dtype, ...) makes the case Skip; a mismatch or any
 /// other exception makes it Fail. Never throws.
-CaseResult run_onnx_case(const std::string& dir, const Tolerance& tolerance);
+CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options);
 
 /// The case folders under `root`: `root` itself when it holds model.onnx, else every folder
 /// below it that does, sorted by path.

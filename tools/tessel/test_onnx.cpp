@@ -2,7 +2,10 @@
 // or a hang fails that case only), several at a time with --jobs.
 //
 //   tessel test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]
+//                    [--rtol X] [--atol X] [--compiled] [--no-fusion]
 //
+// --compiled runs each case through a compiled model library (.so) loaded by the runtime,
+// the way an application runs a model compiled with `tessel compile`.
 // Prints one line per case in case order (pass / FAIL with the worst mismatch / skip with
 // the reason) and ends with "N passed, N failed, N skipped". With --expected, the exit code
 // is non-zero when a listed case does not pass; cases that pass but are not listed are
@@ -37,6 +40,7 @@ struct Options {
   double timeout_s = 120;
   std::string expected_file;
   std::string report_file;
+  CaseOptions case_options;
 };
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -50,6 +54,10 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (args[k] == "--timeout") options.timeout_s = std::stod(value());
     else if (args[k] == "--expected") options.expected_file = value();
     else if (args[k] == "--report") options.report_file = value();
+    else if (args[k] == "--rtol") options.case_options.rtol = std::stod(value());
+    else if (args[k] == "--atol") options.case_options.atol = std::stod(value());
+    else if (args[k] == "--compiled") options.case_options.through_library = true;
+    else if (args[k] == "--no-fusion") options.case_options.fusion = false;
     else if (args[k].rfind("--", 0) == 0) TESSEL_USER_ERROR("unknown option ", args[k]);
     else options.roots.push_back(args[k]);
   }
@@ -89,7 +97,7 @@ struct Running {
   bool killed = false;
 };
 
-pid_t spawn(const std::string& dir, int& read_fd) {
+pid_t spawn(const std::string& dir, const CaseOptions& case_options, int& read_fd) {
   int fds[2];
   if (pipe(fds) != 0) TESSEL_USER_ERROR("test-onnx: pipe() failed");
   std::cout.flush();
@@ -97,7 +105,7 @@ pid_t spawn(const std::string& dir, int& read_fd) {
   if (pid < 0) TESSEL_USER_ERROR("test-onnx: fork() failed");
   if (pid == 0) {
     close(fds[0]);
-    std::string text = encode(run_onnx_case(dir, Tolerance{}));
+    std::string text = encode(run_onnx_case(dir, case_options));
     size_t written = 0;
     while (written < text.size()) {
       ssize_t n = write(fds[1], text.data() + written, text.size() - written);
@@ -125,7 +133,7 @@ void run_all(const std::vector<std::string>& cases, const Options& options, Done
   while (next_report < cases.size()) {
     while (running.size() < static_cast<size_t>(options.jobs) && next < cases.size()) {
       int fd = -1;
-      pid_t pid = spawn(cases[next], fd);
+      pid_t pid = spawn(cases[next], options.case_options, fd);
       running[pid] = Running{next++, fd, {}, std::chrono::steady_clock::now()};
     }
     std::vector<pollfd> fds;

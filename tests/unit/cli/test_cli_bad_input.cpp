@@ -8,27 +8,14 @@
 #include <sys/wait.h>
 
 #include "frontend/onnx_importer.h"
+#include "unit/cli/cli_test_util.h"
 #include "unit/frontend/onnx_test_util.h"
 
 namespace tessel::frontend::testing {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CliResult run_cli(const std::string& arguments) {
-  std::string command = std::string(TESSEL_CLI_PATH) + " " + arguments + " 2>&1";
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
+using cli_test::CliResult;
+using cli_test::run_cli;
 
 /// Writes a test case (model bytes plus one data set with input x = [1, -2]) into `dir`.
 void write_case(const std::filesystem::path& dir, const std::string& model_bytes) {

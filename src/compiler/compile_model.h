@@ -1,0 +1,75 @@
+// compile_model: a graph -> graph passes -> fused kernels + memory plan + weights.
+//
+// The result is everything a compiled model is made of: the kernels as loop-IR functions,
+// the execution plan (runtime::ModelPlan: tensors, arena offsets, kernel launches) and the
+// weights blob. It becomes a runtime::Model in this process (jit_model) or a shared
+// library (driver::export_model).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/fusion.h"
+#include "driver/build.h"
+#include "graph/graph.h"
+#include "ir/stmt.h"
+#include "passes/pipeline.h"
+#include "runtime/model.h"
+#include "runtime/model_plan.h"
+#include "runtime/ndarray.h"
+
+namespace tessel::compiler {
+
+struct CompileOptions {
+  /// Printing, timing and early stop of the graph passes.
+  passes::PipelineOptions pipeline;
+  driver::BuildOptions build;
+  FusionOptions fusion;
+  /// Threads the model runs with (0: the runtime's default).
+  int num_threads = 0;
+  /// When set, receives one line per compiled kernel (progress) and the phase times.
+  std::ostream* progress = nullptr;
+};
+
+struct CompileStats {
+  size_t nodes = 0;           ///< operator nodes of the graph
+  size_t kernel_launches = 0; ///< steps of the plan (fused groups with work to do)
+  size_t unique_kernels = 0;  ///< distinct kernels (equal groups share one)
+  int in_place = 0;           ///< buffers that took the memory of their input
+  double lower_ms = 0;        ///< building, scheduling and lowering the kernels
+};
+
+struct CompiledModel {
+  /// The optimised graph the kernels were built from.
+  std::shared_ptr<const graph::Graph> graph;
+  runtime::ModelPlan plan;
+  /// The weights blob (64-byte aligned; plan.weights_bytes long).
+  std::shared_ptr<runtime::NDArray> weights;
+  std::vector<ir::PrimFunc> kernels;
+  /// The fused groups, in launch order (their nodes point into the compiled graph).
+  std::vector<FusedGroup> groups;
+  CompileStats stats;
+};
+
+/// Fuses, builds and lowers the kernels and plans the memory of `graph`, which must be
+/// typed with static shapes and have its constants folded (passes::default_pipeline).
+CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options = {});
+
+/// The whole flow for one model: the graph specialised to `input_types` (inputs with a
+/// value in `input_values` become constants), the graph passes (passes::default_pipeline),
+/// then compile_graph.
+CompiledModel compile_model(const graph::Graph& graph,
+                            const std::vector<graph::TensorType>& input_types,
+                            const std::vector<const runtime::NDArray*>& input_values = {},
+                            const CompileOptions& options = {});
+
+/// JIT-compiles the kernels of `model` and returns a runnable model (the compiled model's
+/// plan and weights are moved into it).
+runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& options = {});
+
+/// The memory plan in words: arena (peak) and sum of intermediates, with the saving.
+std::string describe_memory(const runtime::ModelPlan& plan);
+
+}  // namespace tessel::compiler

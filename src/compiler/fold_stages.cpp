@@ -1,0 +1,120 @@
+// fold_constant_stages: find the maximal constant stages, run them, rebuild the readers.
+#include "compiler/fold_stages.h"
+
+#include <set>
+
+#include "graph/graph.h"
+#include "ops/op_util.h"
+#include "support/error.h"
+#include "te/dag.h"
+#include "te/rewrite.h"
+
+namespace tessel::compiler {
+namespace {
+
+/// A folded stage may be this many times larger than the constants it reads (packing pads
+/// a little; a broadcast that multiplies the data is left to run time).
+constexpr int64_t kMaxGrowth = 2;
+constexpr int64_t kSmallStage = 1 << 12;
+
+int64_t elements(const te::Tensor& t) { return ops::shape_size(ops::static_shape(t)); }
+
+/// Runs the stage computing `t` on the constants it reads.
+runtime::NDArray evaluate(const te::Tensor& t, const std::vector<te::Tensor>& reads,
+                          const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
+                          const std::string& cache_key, FoldKernelCache& cache) {
+  auto& kernel = cache[cache_key];
+  if (!kernel) {
+    schedule::Schedule s({t});
+    ops::schedule_generic(s, {t});
+    std::vector<te::Tensor> args = reads;
+    args.push_back(t);
+    kernel = std::make_shared<driver::Kernel>(driver::build(s, args, "fold"));
+  }
+  runtime::NDArray result(ops::static_shape(t), graph::to_runtime_dtype(t.dtype()));
+  std::vector<void*> pointers;
+  for (const te::Tensor& r : reads)
+    pointers.push_back(const_cast<void*>(constants.at(r.op().get())->data()));
+  pointers.push_back(result.data());
+  kernel->run(pointers);
+  return result;
+}
+
+}  // namespace
+
+te::Tensor StageFolding::map(const te::Tensor& t) const {
+  auto found = rebuilt.find(t.op().get());
+  return found == rebuilt.end() ? t : found->second->output(t.value_index());
+}
+
+StageFolding fold_constant_stages(
+    const std::vector<te::Tensor>& outputs,
+    const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
+    const std::string& key, FoldKernelCache& cache) {
+  StageFolding result;
+  result.outputs = outputs;
+  std::vector<te::Operation> order = te::topological_order(outputs);
+  std::set<const te::OperationNode*> roots;
+  for (const te::Tensor& t : outputs) roots.insert(t.op().get());
+
+  // Stages reading only constants (directly or through other such stages), and what they
+  // read in the end.
+  std::map<const te::OperationNode*, int64_t> constant_elements;
+  for (const te::Operation& op : order) {
+    if (op->is_placeholder()) {
+      auto found = constants.find(op.get());
+      if (found != constants.end()) constant_elements[op.get()] = found->second->size();
+      continue;
+    }
+    if (op->num_outputs() != 1 || roots.count(op.get())) continue;
+    bool all_constant = !op->inputs.empty();
+    int64_t read = 0;
+    for (const te::Tensor& in : op->inputs) {
+      auto found = constant_elements.find(in.op().get());
+      all_constant &= found != constant_elements.end();
+      if (found != constant_elements.end()) read += found->second;
+    }
+    if (all_constant) constant_elements[op.get()] = read;
+  }
+  // The maximal ones: read by a stage that is not constant.
+  std::map<const te::OperationNode*, te::Tensor> replacement;
+  for (size_t position = 0; position < order.size(); ++position) {
+    const te::Operation& op = order[position];
+    if (constant_elements.count(op.get())) continue;
+    for (const te::Tensor& in : op->inputs) {
+      const te::OperationNode* producer = in.op().get();
+      if (in.op()->is_placeholder() || !constant_elements.count(producer) ||
+          replacement.count(producer))
+        continue;
+      if (elements(in) > kMaxGrowth * constant_elements.at(producer) + kSmallStage) continue;
+      std::vector<te::Tensor> reads;
+      for (const te::Operation& candidate : te::topological_order({in}))
+        if (candidate->is_placeholder()) reads.push_back(candidate->output(0));
+      std::string cache_key = key + "#fold" + std::to_string(result.folded.size());
+      auto data = std::make_shared<const runtime::NDArray>(
+          evaluate(in, reads, constants, cache_key, cache));
+      te::Tensor placeholder = te::placeholder(in.shape(), in.dtype(), in.name() + ".folded");
+      replacement[producer] = placeholder;
+      result.folded.push_back(FoldedStage{placeholder, data});
+    }
+  }
+  if (replacement.empty()) return result;
+
+  // Rebuild every stage that reads a replaced or rebuilt one, producers first.
+  for (const te::Operation& op : order) {
+    if (op->is_placeholder() || replacement.count(op.get())) continue;
+    te::Operation rebuilt = te::rewrite_op_loads(op, [&](const te::Tensor& t,
+                                                         const std::vector<ir::Expr>& index) {
+      auto replaced = replacement.find(t.op().get());
+      if (replaced != replacement.end()) return replaced->second(index);
+      auto found = result.rebuilt.find(t.op().get());
+      if (found != result.rebuilt.end()) return found->second->output(t.value_index())(index);
+      return ir::Expr();
+    });
+    if (rebuilt.get() != op.get()) result.rebuilt[op.get()] = rebuilt;
+  }
+  for (te::Tensor& t : result.outputs) t = result.map(t);
+  return result;
+}
+
+}  // namespace tessel::compiler

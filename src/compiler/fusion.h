@@ -1,0 +1,40 @@
+// Operator fusion: partitions a typed graph into groups that each become one kernel.
+//
+// Groups grow along single-consumer edges by the operators' pattern kinds (TVM's rules):
+// element-wise, broadcast and injective operators chain together; an element-wise epilogue
+// of the anchor's output shape (bias, residual add, ReLU, Clip, GELU, ...) joins a
+// convolution or matrix product (out-fusable); a reduction takes its element-wise inputs
+// (prologue). Values inside a group have exactly one consumer, inside the group, so a group
+// exposes only its last node's outputs and can run as one kernel where that node was.
+// Operators with their own schedule join only as a group's anchor; opaque and multi-output
+// operators stay alone.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tessel::compiler {
+
+struct FusedGroup {
+  /// The group's nodes in graph order; the last one computes the group's outputs.
+  std::vector<const graph::Node*> nodes;
+  /// The out-fusable or reduction node the others fuse around; nullptr when none.
+  const graph::Node* anchor = nullptr;
+
+  const graph::Node& root() const { return *nodes.back(); }
+  /// The fused operators, e.g. "Conv+Add+Relu".
+  std::string label() const;
+};
+
+struct FusionOptions {
+  /// Off: one group per node.
+  bool enabled = true;
+};
+
+/// Partitions the nodes of `graph` (every node, in graph order) into fused groups, returned
+/// in an order that respects dependences.
+std::vector<FusedGroup> fuse_operators(const graph::Graph& graph, const FusionOptions& options = {});
+
+}  // namespace tessel::compiler

@@ -1,0 +1,198 @@
+// build_group_kernel / lower_group_kernel: a fused group's computes composed into one DAG.
+#include "compiler/group_kernel.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "executor/node_kernel.h"
+#include "ops/op_util.h"
+#include "support/error.h"
+#include "te/compute.h"
+#include "te/dag.h"
+
+namespace tessel::compiler {
+namespace {
+
+bool is_elementwise(ops::PatternKind kind) {
+  return kind == ops::PatternKind::Elementwise || kind == ops::PatternKind::Broadcast;
+}
+
+/// A symbol-safe name for a placeholder.
+std::string placeholder_name(size_t index) { return "in" + std::to_string(index); }
+
+/// The text of a node for the kernel key: operator, opset and attributes.
+void describe_node(std::ostringstream& key, const graph::Node& node) {
+  key << node.domain << "::" << node.op_type << "/" << node.opset << "{";
+  for (const auto& [name, attribute] : node.attributes)
+    key << name << "=" << attribute.to_string() << ";";
+  key << "}";
+}
+
+/// The bytes of a constant, appended to the key.
+void describe_data(std::ostringstream& key, const runtime::NDArray& data) {
+  key << "#" << data.nbytes() << ":";
+  key.write(static_cast<const char*>(data.data()), static_cast<std::streamsize>(data.nbytes()));
+}
+
+/// What the group builder knows of one value inside the group.
+struct Built {
+  te::Tensor tensor;
+  /// Position of the node's output in the group's chain (for the key).
+  std::string id;
+};
+
+}  // namespace
+
+GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_cache) {
+  GroupKernel result;
+  std::ostringstream key;
+  std::map<const graph::Value*, Built> built;
+  std::vector<const graph::Value*> external;  // graph values behind the placeholders
+  std::vector<te::Tensor> placeholders;
+  std::vector<te::Tensor> intermediates;
+  std::vector<te::Tensor> root_outputs;
+  std::vector<std::unique_ptr<ops::OpContext>> contexts;
+
+  for (size_t n = 0; n < group.nodes.size(); ++n) {
+    const graph::Node& node = *group.nodes[n];
+    const ops::OpDef& def = executor::find_op(node);
+    TESSEL_ICHECK(def.compute, node.describe(), ": operator without a compute reached fusion");
+    std::vector<graph::TensorType> types(node.inputs.size());
+    std::vector<const runtime::NDArray*> values(node.inputs.size(), nullptr);
+    std::vector<te::Tensor> tensors(node.inputs.size());
+    describe_node(key, node);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const graph::Value* in = node.inputs[i];
+      if (!in) {
+        key << "(-)";
+        continue;
+      }
+      types[i] = in->type;
+      values[i] = in->constant.get();
+      auto found = built.find(in);
+      if (found != built.end()) {
+        tensors[i] = found->second.tensor;
+        key << "(" << found->second.id << ")";
+        continue;
+      }
+      size_t index = std::find(external.begin(), external.end(), in) - external.begin();
+      if (index == external.size()) {
+        TESSEL_ICHECK(in->type.has_static_shape(), node.describe(), ": input '", in->name,
+                      "' has no static type (run type inference first)");
+        external.push_back(in);
+        placeholders.push_back(te::placeholder(ops::shape_exprs(in->type.shape()), in->type.dtype,
+                                               placeholder_name(index)));
+      }
+      tensors[i] = placeholders[index];
+      key << "(in" << index << ":" << in->type.to_string() << ")";
+      bool value_input = std::find(def.value_inputs.begin(), def.value_inputs.end(),
+                                   static_cast<int>(i)) != def.value_inputs.end();
+      if (value_input && in->constant) describe_data(key, *in->constant);
+    }
+    contexts.push_back(std::make_unique<ops::OpContext>(node, def, types, values));
+    const ops::OpContext& ctx = *contexts.back();
+    for (int i : def.value_inputs)
+      if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
+        ctx.fail("the value of input " + std::to_string(i) + " '" + node.inputs[i]->name +
+                 "' must be known at compile time");
+    std::vector<te::Tensor> outputs = def.compute(ctx, tensors);
+    bool last = n + 1 == group.nodes.size();
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const graph::Value* out = k < node.outputs.size() ? node.outputs[k] : nullptr;
+      if (out)
+        TESSEL_ICHECK(outputs[k].dtype() == out->type.dtype &&
+                          ops::static_shape(outputs[k]) == out->type.shape(),
+                      node.describe(), ": compute output ", k, " does not match its type ",
+                      out->type.to_string());
+      if (last) {
+        root_outputs.push_back(outputs[k]);
+        result.output_types.push_back(
+            out ? out->type
+                : graph::TensorType::of(outputs[k].dtype(), ops::static_shape(outputs[k])));
+        result.arg_values.push_back(out);
+      } else {
+        intermediates.push_back(outputs[k]);
+      }
+      if (out) built[out] = Built{outputs[k], "n" + std::to_string(n) + "." + std::to_string(k)};
+    }
+  }
+
+  // Stages reading only constants run now; their results become constant inputs.
+  std::map<const te::OperationNode*, const runtime::NDArray*> constants;
+  for (size_t i = 0; i < placeholders.size(); ++i)
+    if (external[i]->constant) constants[placeholders[i].op().get()] = external[i]->constant.get();
+  // Placeholders the DAG loads from (the others' values were baked into the computes).
+  std::set<const te::OperationNode*> loaded;
+  for (const te::Operation& op : te::topological_order(root_outputs))
+    if (op->is_placeholder()) loaded.insert(op.get());
+  StageFolding folding = fold_constant_stages(root_outputs, constants, key.str(), fold_cache);
+  root_outputs = folding.outputs;
+  for (te::Tensor& t : intermediates) t = folding.map(t);
+  for (const FoldedStage& stage : folding.folded) {
+    auto value = std::make_unique<graph::Value>();
+    value->name = stage.placeholder.name();
+    value->type = graph::TensorType::of(stage.placeholder.dtype(), ops::static_shape(stage.placeholder));
+    value->constant = stage.data;
+    placeholders.push_back(stage.placeholder);
+    external.push_back(value.get());
+    result.folded_values.push_back(std::move(value));
+  }
+
+  result.schedule = std::make_shared<schedule::Schedule>(root_outputs);
+  schedule::Schedule& s = *result.schedule;
+  // The kernel takes the placeholders its DAG reads (constants folded into the compute as
+  // values are not arguments), then the outputs.
+  std::vector<const graph::Value*> inputs;
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    if (!s.stage_of(placeholders[i].op().get())) {
+      if (external[i]->constant && !loaded.count(placeholders[i].op().get()))
+        describe_data(key, *external[i]->constant);
+      continue;
+    }
+    result.args.push_back(placeholders[i]);
+    inputs.push_back(external[i]);
+  }
+  result.num_inputs = inputs.size();
+  result.arg_values.insert(result.arg_values.begin(), inputs.begin(), inputs.end());
+  result.args.insert(result.args.end(), root_outputs.begin(), root_outputs.end());
+  for (const te::Tensor& t : root_outputs) key << "->" << t.dtype().to_string();
+  result.key = key.str();
+
+  // The chain's intermediate results are computed inside their consumers.
+  for (const te::Tensor& t : intermediates) {
+    const schedule::Stage* stage = s.stage_of(t.op().get());
+    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) s.compute_inline(t);
+  }
+  const graph::Node* scheduled = group.anchor ? group.anchor : group.nodes.size() == 1 ? group.nodes[0] : nullptr;
+  const ops::OpDef* scheduled_def = scheduled ? &executor::find_op(*scheduled) : nullptr;
+  if (scheduled_def && scheduled_def->schedule) {
+    size_t index = std::find(group.nodes.begin(), group.nodes.end(), scheduled) - group.nodes.begin();
+    scheduled_def->schedule(*contexts[index], s, root_outputs);
+  } else {
+    ops::schedule_generic(s, root_outputs);
+  }
+
+  // In place: an element-wise group may write its output over an input of the same shape.
+  bool elementwise = root_outputs.size() == 1 && !group.anchor;
+  for (const graph::Node* node : group.nodes)
+    elementwise &= is_elementwise(executor::find_op(*node).pattern);
+  if (elementwise) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const graph::TensorType& type = inputs[i]->type;
+      if (!inputs[i]->constant && type.dims == result.output_types[0].dims &&
+          type.dtype.bytes() == result.output_types[0].dtype.bytes()) {
+        result.in_place_input = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,
+                                const driver::BuildOptions& options) {
+  return driver::lower_and_optimize(*kernel.schedule, kernel.args, name, options.passes);
+}
+
+}  // namespace tessel::compiler

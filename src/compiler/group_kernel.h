@@ -1,0 +1,52 @@
+// One fused group -> one tensor-expression DAG -> one schedule -> one loop-IR function.
+//
+// Each node of the group adds its operator's compute over the tensors of the nodes before
+// it (placeholders for values from outside the group); stages that read only constants
+// are evaluated now (fold_stages.h); the intermediate results of the
+// group's chain are inlined into their consumers, the anchor's schedule (or the generic one)
+// is applied with the group's outputs as the outputs, and the result is lowered.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/fold_stages.h"
+#include "compiler/fusion.h"
+#include "driver/build.h"
+#include "graph/graph.h"
+#include "ir/stmt.h"
+
+namespace tessel::compiler {
+
+struct GroupKernel {
+  /// Identifies the kernel's computation (operators, attributes, types, wiring and the
+  /// compile-time constants baked in): groups with equal keys share one kernel.
+  std::string key;
+  /// The schedule and its arguments, ready to lower.
+  std::shared_ptr<schedule::Schedule> schedule;
+  std::vector<te::Tensor> args;
+  /// The graph value of each argument: the group's inputs read by the kernel, then one entry
+  /// per output the kernel writes (nullptr for an output the graph omits: it needs scratch).
+  std::vector<const graph::Value*> arg_values;
+  size_t num_inputs = 0;
+  /// Types of the written outputs (for the scratch ones too).
+  std::vector<graph::TensorType> output_types;
+  /// Constants the kernel reads that the graph does not have: stages of the DAG evaluated
+  /// at compile time (fold_stages.h), e.g. packed weights. arg_values point to them.
+  std::vector<std::unique_ptr<graph::Value>> folded_values;
+  /// Whether output 0 may share the memory of input `in_place_input` (same size, every
+  /// element read only where the same element is written); -1 when not.
+  int in_place_input = -1;
+};
+
+/// Builds the tensor expressions and the schedule of `group`. Node types come from the
+/// graph's values (the graph must be typed); constants are the values' data, and the
+/// stages that read only constants are folded (kernels shared through `fold_cache`).
+/// Throws CompileError naming the node whose operator fails.
+GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_cache);
+
+/// Lowers and optimises a group kernel into the function `name`.
+ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,
+                                const driver::BuildOptions& options = {});
+
+}  // namespace tessel::compiler

@@ -1,0 +1,84 @@
+// Helpers for the compiler tests: typed graphs built by hand, random arrays, and the
+// unfused reference (executor::ReferenceExecutor).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "executor/reference_executor.h"
+#include "graph/graph.h"
+#include "runtime/ndarray.h"
+
+namespace tessel::compiler::testing {
+
+inline runtime::NDArray random_array(const std::vector<int64_t>& shape, uint32_t seed) {
+  runtime::NDArray a(shape, runtime::DType::Float(32));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < a.size(); ++i) a.data_as<float>()[i] = dist(rng);
+  return a;
+}
+
+/// Builds a typed float32 graph node by node (every value gets its type at creation).
+class TypedGraph {
+ public:
+  graph::Graph graph;
+
+  graph::Value* input(const std::string& name, std::vector<int64_t> shape) {
+    graph::Value* v = graph.add_value(name, type(shape));
+    graph.add_input(v);
+    return v;
+  }
+  graph::Value* constant(const std::string& name, std::vector<int64_t> shape, uint32_t seed) {
+    return graph.add_constant(name, std::make_shared<const runtime::NDArray>(random_array(shape, seed)));
+  }
+  graph::Value* ints(const std::string& name, std::vector<int64_t> values) {
+    runtime::NDArray a({static_cast<int64_t>(values.size())}, runtime::DType::Int(64));
+    for (size_t i = 0; i < values.size(); ++i) a.data_as<int64_t>()[i] = values[i];
+    return graph.add_constant(name, std::make_shared<const runtime::NDArray>(std::move(a)));
+  }
+  graph::Value* node(const std::string& op, std::vector<graph::Value*> inputs,
+                     std::vector<int64_t> out_shape,
+                     std::map<std::string, graph::Attribute> attributes = {}) {
+    graph::Node n;
+    n.name = op + std::to_string(graph.nodes().size());
+    n.op_type = op;
+    n.opset = 17;
+    n.attributes = std::move(attributes);
+    n.inputs = std::move(inputs);
+    graph::Value* out = graph.add_value(n.name + ".out", type(out_shape));
+    n.outputs = {out};
+    graph.add_node(std::move(n));
+    return out;
+  }
+  void output(graph::Value* v) { graph.add_output(v); }
+
+ private:
+  static graph::TensorType type(const std::vector<int64_t>& shape) {
+    return graph::TensorType::of(ir::DataType::Float(32), shape);
+  }
+};
+
+/// The graph's outputs computed node by node, each node its own kernel (no passes, no
+/// fusion): the reference for the compiled model.
+inline std::vector<runtime::NDArray> run_unfused(const graph::Graph& graph,
+                                                 const std::vector<const runtime::NDArray*>& inputs) {
+  executor::ReferenceExecutor reference(graph);
+  return reference.run(inputs);
+}
+
+inline void expect_close(const runtime::NDArray& actual, const runtime::NDArray& expected,
+                         double rtol = 1e-4, double atol = 1e-5) {
+  ASSERT_EQ(actual.shape(), expected.shape());
+  const float* a = actual.data_as<float>();
+  const float* e = expected.data_as<float>();
+  for (int64_t i = 0; i < actual.size(); ++i)
+    ASSERT_NEAR(a[i], e[i], atol + rtol * std::abs(e[i])) << "element " << i;
+}
+
+}  // namespace tessel::compiler::testing

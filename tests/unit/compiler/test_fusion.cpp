@@ -1,0 +1,123 @@
+// fuse_operators: which nodes share a kernel, and that fused kernels compute what the
+// unfused nodes compute.
+#include <gtest/gtest.h>
+
+#include "compiler/compile_model.h"
+#include "compiler/fusion.h"
+#include "compiler_test_util.h"
+
+namespace tessel::compiler {
+namespace {
+
+using testing::TypedGraph;
+
+std::vector<std::string> labels(const std::vector<FusedGroup>& groups) {
+  std::vector<std::string> text;
+  for (const FusedGroup& g : groups) text.push_back(g.label());
+  return text;
+}
+
+graph::Attribute ints(std::vector<int64_t> v) { return graph::Attribute::of_ints(std::move(v)); }
+
+/// Conv -> Add(bias) -> Add(residual) -> Relu, then MaxPool (opaque) and a Softmax.
+TypedGraph conv_block() {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 8, 10, 10});
+  graph::Value* w = t.constant("w", {8, 8, 3, 3}, 1);
+  graph::Value* b = t.constant("b", {1, 8, 1, 1}, 2);
+  graph::Value* conv = t.node("Conv", {x, w}, {1, 8, 10, 10}, {{"pads", ints({1, 1, 1, 1})}});
+  graph::Value* biased = t.node("Add", {conv, b}, {1, 8, 10, 10});
+  graph::Value* residual = t.node("Add", {biased, x}, {1, 8, 10, 10});
+  graph::Value* relu = t.node("Relu", {residual}, {1, 8, 10, 10});
+  graph::Value* pooled = t.node("MaxPool", {relu}, {1, 8, 5, 5},
+                                {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}});
+  t.output(t.node("Softmax", {pooled}, {1, 8, 5, 5}));
+  return t;
+}
+
+TEST(Fusion, EpilogueJoinsTheConvolution) {
+  TypedGraph t = conv_block();
+  std::vector<FusedGroup> groups = fuse_operators(t.graph);
+  EXPECT_EQ(labels(groups), (std::vector<std::string>{"Conv+Add+Add+Relu", "MaxPool", "Softmax"}));
+  EXPECT_EQ(groups[0].anchor->op_type, "Conv");
+  std::vector<FusedGroup> unfused = fuse_operators(t.graph, FusionOptions{false});
+  EXPECT_EQ(unfused.size(), 6u);
+}
+
+TEST(Fusion, SharedValueStopsTheChain) {
+  // y = Relu(x); both Exp(y) and Neg(y) read y: y leaves its group. Groups run in the
+  // order of their last node.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {4, 16});
+  graph::Value* y = t.node("Relu", {x}, {4, 16});
+  graph::Value* e = t.node("Exp", {y}, {4, 16});
+  graph::Value* n = t.node("Neg", {y}, {4, 16});
+  t.output(t.node("Add", {e, n}, {4, 16}));
+  EXPECT_EQ(labels(fuse_operators(t.graph)),
+            (std::vector<std::string>{"Relu", "Neg", "Exp+Add"}));
+}
+
+TEST(Fusion, ReductionTakesItsElementwisePrologue) {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {4, 32});
+  graph::Value* y = t.node("Mul", {x, x}, {4, 32});
+  graph::Value* s = t.node("ReduceSum", {y, t.ints("axes", {1})}, {4, 1});
+  t.output(t.node("Sqrt", {s}, {4, 1}));
+  EXPECT_EQ(labels(fuse_operators(t.graph)),
+            (std::vector<std::string>{"Mul+ReduceSum", "Sqrt"}));
+}
+
+TEST(Fusion, InjectiveChainsButNotIntoAnAnchor) {
+  // Transpose and Reshape chain with element-wise ops; MatMul takes no injective prologue,
+  // and a Reshape after it is no epilogue.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {8, 16});
+  graph::Value* w = t.constant("w", {16, 8}, 3);
+  graph::Value* tr = t.node("Transpose", {x}, {16, 8}, {{"perm", ints({1, 0})}});
+  graph::Value* r = t.node("Relu", {tr}, {16, 8});
+  graph::Value* m = t.node("MatMul", {r, w}, {16, 8});
+  graph::Value* sh = t.node("Reshape", {m, t.ints("shape", {128})}, {128});
+  t.output(t.node("Neg", {sh}, {128}));
+  EXPECT_EQ(labels(fuse_operators(t.graph)),
+            (std::vector<std::string>{"Transpose+Relu", "MatMul", "Reshape+Neg"}));
+}
+
+TEST(Fusion, FusedModelMatchesUnfusedNodes) {
+  TypedGraph t = conv_block();
+  runtime::NDArray x = testing::random_array({1, 8, 10, 10}, 11);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&x});
+  for (bool fuse : {true, false}) {
+    CompileOptions options;
+    options.fusion.enabled = fuse;
+    CompiledModel compiled = compile_graph(t.graph, options);
+    EXPECT_EQ(compiled.stats.kernel_launches, fuse ? 3u : 6u);
+    runtime::Model model = jit_model(std::move(compiled));
+    std::vector<runtime::NDArray> actual = model.run({&x});
+    ASSERT_EQ(actual.size(), 1u);
+    testing::expect_close(actual[0], expected[0]);
+  }
+}
+
+TEST(Fusion, MatmulEpilogueAndInPlaceChain) {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {32, 64});
+  graph::Value* w = t.constant("w", {64, 48}, 4);
+  graph::Value* bias = t.constant("bias", {48}, 5);
+  graph::Value* m = t.node("MatMul", {x, w}, {32, 48});
+  graph::Value* a = t.node("Add", {m, bias}, {32, 48});
+  graph::Value* e = t.node("Tanh", {a}, {32, 48});
+  graph::Value* s1 = t.node("Softmax", {e}, {32, 48});
+  graph::Value* s2 = t.node("Neg", {s1}, {32, 48});
+  t.output(t.node("Exp", {s2}, {32, 48}));
+  runtime::NDArray xv = testing::random_array({32, 64}, 12);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&xv});
+  CompiledModel compiled = compile_graph(t.graph);
+  EXPECT_EQ(compiled.stats.kernel_launches, 3u);  // MatMul+Add+Tanh, Softmax, Neg+Exp
+  EXPECT_EQ(compiled.stats.in_place, 1);          // Neg+Exp writes over Softmax's output
+  EXPECT_LT(compiled.plan.arena_bytes, compiled.plan.intermediate_bytes);
+  runtime::Model model = jit_model(std::move(compiled));
+  testing::expect_close(model.run({&xv})[0], expected[0]);
+}
+
+}  // namespace
+}  // namespace tessel::compiler

@@ -1,0 +1,48 @@
+// `tessel compile`: an ONNX model -> one shared library with kernels, weights and plan.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "commands.h"
+#include "driver/export_model.h"
+#include "model_source.h"
+#include "support/error.h"
+
+namespace tessel::cli {
+
+int run_compile(const std::vector<std::string>& args) {
+  std::string input, output;
+  CompileFlags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (flags.parse(args, i)) continue;
+    if (args[i] == "-o" || args[i] == "--output") {
+      if (i + 1 >= args.size()) TESSEL_USER_ERROR(args[i], " needs a file name");
+      output = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      TESSEL_USER_ERROR("compile: unknown option '", args[i], "'");
+    } else if (input.empty()) {
+      input = args[i];
+    } else {
+      TESSEL_USER_ERROR("compile: more than one model given ('", input, "', '", args[i], "')");
+    }
+  }
+  if (input.empty() || output.empty())
+    TESSEL_USER_ERROR("usage: tessel compile <model.onnx> -o <model.so> [--target T] "
+                      "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion]");
+  auto start = std::chrono::steady_clock::now();
+  compiler::CompiledModel model = compile_onnx(input, flags, true);
+  const auto* bytes = static_cast<const uint8_t*>(model.weights->data());
+  std::vector<uint8_t> weights(bytes, bytes + model.plan.weights_bytes);
+  std::cerr << "generating code for " << model.kernels.size() << " kernels...\n";
+  driver::export_model(model.kernels, model.plan, weights, output, flags.options.build);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "wrote " << output << " ("
+            << std::filesystem::file_size(output) / (1024.0 * 1024.0) << " MiB): "
+            << model.plan.steps.size() << " kernel launches, " << model.kernels.size()
+            << " kernels; " << compiler::describe_memory(model.plan) << "; compiled in "
+            << seconds << " s\n";
+  return 0;
+}
+
+}  // namespace tessel::cli

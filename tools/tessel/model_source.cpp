@@ -1,0 +1,139 @@
+// Reading and compiling the model a command works on.
+#include "model_source.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "frontend/onnx_importer.h"
+#include "support/error.h"
+
+namespace tessel::cli {
+namespace {
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> shape;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('x', start);
+    if (end == std::string::npos) end = text.size();
+    std::string part = text.substr(start, end - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      TESSEL_USER_ERROR(flag, ": '", text, "' is not a shape like 1x3x224x224");
+    shape.push_back(std::stoll(part));
+    start = end + 1;
+  }
+  return shape;
+}
+
+const std::string& value_of(const std::vector<std::string>& args, size_t& i) {
+  if (i + 1 >= args.size()) TESSEL_USER_ERROR(args[i], " needs a value");
+  return args[++i];
+}
+
+int parse_count(const std::string& flag, const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 6)
+    TESSEL_USER_ERROR(flag, ": '", text, "' is not a non-negative integer");
+  return std::stoi(text);
+}
+
+}  // namespace
+
+bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
+  const std::string& flag = args[i];
+  if (flag == "--input-shape") {
+    const std::string& spec = value_of(args, i);
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      TESSEL_USER_ERROR("--input-shape: expected NAME=SHAPE (e.g. input=1x3x224x224), got '",
+                        spec, "'");
+    input_shapes.emplace_back(spec.substr(0, eq), parse_shape(spec.substr(eq + 1), flag));
+  } else if (flag == "--no-fusion") {
+    options.fusion.enabled = false;
+  } else if (flag == "--target") {
+    options.build.target = value_of(args, i);
+  } else if (flag == "--threads") {
+    options.num_threads = parse_count(flag, value_of(args, i));
+  } else if (flag == "--print-after") {
+    print_after = value_of(args, i);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::vector<graph::TensorType> input_types(const graph::Graph& graph, const CompileFlags& flags) {
+  std::vector<graph::TensorType> types;
+  for (const auto& [name, shape] : flags.input_shapes) {
+    bool known = false;
+    for (const graph::Value* in : graph.inputs()) known |= in->name == name;
+    if (!known) TESSEL_USER_ERROR("--input-shape: the model has no input named '", name, "'");
+  }
+  for (const graph::Value* in : graph.inputs()) {
+    graph::TensorType type = in->type;
+    for (const auto& [name, shape] : flags.input_shapes) {
+      if (name != in->name) continue;
+      if (!type.dims.empty() && type.dims.size() != shape.size())
+        TESSEL_USER_ERROR("--input-shape: input '", name, "' has rank ", type.dims.size(), " (",
+                          type.to_string(), "), got ", shape.size(), " dimensions");
+      type = graph::TensorType::of(type.dtype, shape);
+    }
+    for (graph::Dim& dim : type.dims)
+      if (!dim.is_static()) dim = graph::Dim{1, ""};
+    types.push_back(type);
+  }
+  return types;
+}
+
+compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
+                                     bool verbose) {
+  auto start = std::chrono::steady_clock::now();
+  graph::Graph graph = frontend::import_onnx_file(path);
+  auto since = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  if (verbose)
+    std::cerr << "imported " << path << ": " << graph.nodes().size() << " nodes ("
+              << static_cast<int>(since()) << " ms)\n";
+  compiler::CompileOptions options = flags.options;
+  if (verbose) options.progress = &std::cerr;
+  if (!flags.print_after.empty()) {
+    options.pipeline.print_after_each = &std::cout;
+    if (flags.print_after != "all") options.pipeline.print_after = flags.print_after;
+  }
+  compiler::CompiledModel model = compiler::compile_model(graph, input_types(graph, flags), {},
+                                                          options);
+  if (verbose)
+    std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
+              << " kernel launches (" << model.stats.unique_kernels << " distinct kernels); "
+              << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
+              << " ms)\n";
+  return model;
+}
+
+runtime::Model load_model(const std::string& path, const CompileFlags& flags, bool verbose) {
+  if (std::filesystem::path(path).extension() == ".so") return runtime::Model::load(path);
+  compiler::CompiledModel compiled = compile_onnx(path, flags, verbose);
+  auto start = std::chrono::steady_clock::now();
+  runtime::Model model = compiler::jit_model(std::move(compiled), flags.options.build);
+  if (verbose)
+    std::cerr << "generated code in "
+              << static_cast<int>(std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count())
+              << " ms\n";
+  return model;
+}
+
+std::string model_name(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.filename() == "model.onnx" && p.has_parent_path()) {
+    std::string dir = p.parent_path().filename().string();
+    if (!dir.empty() && dir != ".") return dir;
+  }
+  return p.stem().string();
+}
+
+}  // namespace tessel::cli

@@ -1,0 +1,44 @@
+// What the compile, inspect and bench commands share: reading an ONNX model with the
+// input shapes the user fixes, the compile options every command accepts, and a model
+// ready to run from either an .onnx file (compiled here, JIT) or a compiled library (.so).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/compile_model.h"
+#include "graph/graph.h"
+#include "runtime/model.h"
+
+namespace tessel::cli {
+
+/// Options of the commands that compile: --input-shape NAME=1x3x224x224 (repeatable),
+/// --no-fusion, --target T, --threads N, --print-after PASS|all.
+struct CompileFlags {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
+  compiler::CompileOptions options;
+  std::string print_after;
+
+  /// Consumes args[i] (and its value) when it is one of these flags; returns whether it did.
+  /// Throws CompileError for a malformed value.
+  bool parse(const std::vector<std::string>& args, size_t& i);
+};
+
+/// The types of the graph's inputs: the declared ones, with the shapes given by
+/// --input-shape and every other symbolic dimension set to 1. CompileError naming the input
+/// for an unknown name or a rank that differs from the declared one.
+std::vector<graph::TensorType> input_types(const graph::Graph& graph, const CompileFlags& flags);
+
+/// The ONNX file compiled with these flags (progress to stderr when `verbose`).
+compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
+                                     bool verbose);
+
+/// A runnable model: `path` ending in .so is loaded with the runtime; anything else is read
+/// as ONNX, compiled and JIT-compiled.
+runtime::Model load_model(const std::string& path, const CompileFlags& flags, bool verbose);
+
+/// A short name for reports: the directory of a "model.onnx", else the file's stem.
+std::string model_name(const std::string& path);
+
+}  // namespace tessel::cli
