@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Compares tessel's batch-1 latency on whole models with ONNX Runtime and PyTorch eager.
+
+usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1,2]
+           [--warmup W] [--runs R] [--tessel PATH] [--markdown FILE]
+
+DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
+test_data_set_0/input_0.pb). For each model and thread count, the three are timed one after
+the other in the same run on the same input: tessel through `tessel bench` (a subprocess,
+whose last line `<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX Runtime's
+CPU provider (all graph optimisations, sequential, intra-op threads N), and the PyTorch module
+rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT and PyTorch take
+warm-up runs, then the median of the timed runs; tessel bench picks its own counts. A side that
+is unavailable (no onnxruntime, no torch, no tessel binary or no `bench` command yet) shows as
+n/a. Prints a markdown table whose footer gives the load average: on a shared machine,
+multi-threaded times suffer most.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy
+import onnx
+import onnx.numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+TESSEL_LINE = re.compile(r"threads=(\d+): median ([0-9.]+) ms, p90 ([0-9.]+) ms")
+
+
+def thread_env(threads):
+    """The environment that pins a subprocess's BLAS/OpenMP pools to `threads`."""
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = str(threads)
+    return env
+
+
+def median_ms(run, warmup, runs):
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def load_input(case_dir):
+    tensor = onnx.load_tensor(os.path.join(case_dir, "test_data_set_0", "input_0.pb"))
+    return onnx.numpy_helper.to_array(tensor)
+
+
+def time_tessel(tessel, case_dir, threads):
+    """Median ms from `tessel bench` (which does its own warm-up and repeats), or
+    (None, why) when it cannot be had."""
+    if not os.access(tessel, os.X_OK):
+        return None, f"no tessel binary at {tessel}"
+    command = [tessel, "bench", os.path.join(case_dir, "model.onnx"), "--threads", str(threads)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, env=thread_env(threads),
+                                timeout=1800)
+    except subprocess.TimeoutExpired:
+        return None, "tessel bench timed out"
+    lines = result.stdout.strip().splitlines()
+    match = TESSEL_LINE.search(lines[-1]) if lines else None
+    if result.returncode != 0 or not match:
+        why = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        return None, f"tessel bench failed ({result.returncode}): {why[0] if why else ''}"
+    return float(match.group(2)), None
+
+
+def time_ort(case_dir, example, threads, warmup, runs):
+    try:
+        import onnxruntime
+    except ImportError:
+        return None, "onnxruntime not importable (run scripts/install-deps.sh, use .venv)"
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = onnxruntime.InferenceSession(os.path.join(case_dir, "model.onnx"), options,
+                                           providers=["CPUExecutionProvider"])
+    feed = {session.get_inputs()[0].name: example}
+    return median_ms(lambda: session.run(None, feed), warmup, runs), None
+
+
+def time_torch(name, case_dir, example, threads, warmup, runs):
+    try:
+        import torch
+        import tessel_models
+    except ImportError as error:
+        return None, f"torch not importable: {error}"
+    if name not in tessel_models.MODELS:
+        return None, f"no PyTorch builder for '{name}'"
+    torch.set_num_threads(threads)
+    model, _ = tessel_models.build(name)
+    x = torch.from_numpy(example.copy())
+    with torch.no_grad():
+        # The rebuilt module must be the exported one: check it against the stored output.
+        expected = onnx.numpy_helper.to_array(
+            onnx.load_tensor(os.path.join(case_dir, "test_data_set_0", "output_0.pb")))
+        if not numpy.allclose(model(x).numpy(), expected, rtol=1e-3, atol=1e-4):
+            return None, f"rebuilt PyTorch '{name}' does not match the exported output"
+        return median_ms(lambda: model(x), warmup, runs), None
+
+
+def fmt(value, digits=2):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dir", help="folder of exported models (scripts/export-models.py --out)")
+    parser.add_argument("--models", help="comma-separated model names (default: all in DIR)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--tessel", default=os.path.join(ROOT, "build", "bin", "tessel"))
+    parser.add_argument("--markdown", help="also write the table to this file")
+    args = parser.parse_args()
+
+    names = args.models.split(",") if args.models else sorted(
+        n for n in os.listdir(args.dir) if os.path.exists(os.path.join(args.dir, n, "model.onnx")))
+    for name in names:
+        if not os.path.exists(os.path.join(args.dir, name, "model.onnx")):
+            parser.error(f"no {name}/model.onnx in {args.dir} (run scripts/export-models.py)")
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    try:
+        import torch
+        torch.set_num_interop_threads(1)
+    except (ImportError, RuntimeError):
+        pass
+
+    load_before = os.getloadavg()[0]
+    rows = []
+    notes = set()
+    for name in names:
+        case_dir = os.path.join(args.dir, name)
+        example = load_input(case_dir)
+        for threads in thread_counts:
+            results = [
+                time_tessel(args.tessel, case_dir, threads),
+                time_ort(case_dir, example, threads, args.warmup, args.runs),
+                time_torch(name, case_dir, example, threads, args.warmup, args.runs),
+            ]
+            notes.update(why for _, why in results if why)
+            tessel_ms, ort_ms, torch_ms = (ms for ms, _ in results)
+            row = (f"| {name} | {threads} | {fmt(tessel_ms)} | {fmt(ort_ms)} | {fmt(torch_ms)} "
+                   f"| {fmt(ratio(tessel_ms, ort_ms))} | {fmt(ratio(tessel_ms, torch_ms))} |")
+            rows.append(row)
+            print(row, file=sys.stderr, flush=True)
+
+    table = "\n".join([
+        "| model | threads | tessel ms | ORT ms | PyTorch ms | tessel/ORT | tessel/PyTorch |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        f"{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after; ORT and PyTorch: medians of {args.runs} runs "
+        f"after {args.warmup} warm-up.",
+    ]) + "\n"
+    print(table, end="")
+    for why in sorted(notes):
+        print(f"note: {why}", file=sys.stderr)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+
+
+if __name__ == "__main__":
+    main()

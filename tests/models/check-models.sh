@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Exports the small real models with PyTorch (random weights, fixed seed) and checks that
+# tessel's compiled model libraries reproduce PyTorch's outputs (rtol 1e-3, atol 1e-4).
+#   tests/models/check-models.sh <tessel> <out-dir>
+set -euo pipefail
+tessel=$1
+out=$2
+models=(squeezenet1_1 mobilenet_v2 resnet18 bert_tiny)
+here=$(cd "$(dirname "$0")" && pwd)
+/usr/bin/python3 "$here/../../scripts/export-models.py" --out "$out" \
+  --models "$(IFS=,; echo "${models[*]}")"
+dirs=()
+for m in "${models[@]}"; do dirs+=("$out/$m"); done
+"$tessel" test-onnx "${dirs[@]}" --compiled --rtol 1e-3 --atol 1e-4 --jobs 2 --timeout 600
