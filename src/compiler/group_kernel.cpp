@@ -21,14 +21,6 @@ bool is_elementwise(ops::PatternKind kind) {
 /// A symbol-safe name for a placeholder.
 std::string placeholder_name(size_t index) { return "in" + std::to_string(index); }
 
-/// The text of a node for the kernel key: operator, opset and attributes.
-void describe_node(std::ostringstream& key, const graph::Node& node) {
-  key << node.domain << "::" << node.op_type << "/" << node.opset << "{";
-  for (const auto& [name, attribute] : node.attributes)
-    key << name << "=" << attribute.to_string() << ";";
-  key << "}";
-}
-
 /// The bytes of a constant, appended to the key.
 void describe_data(std::ostringstream& key, const runtime::NDArray& data) {
   key << "#" << data.nbytes() << ":";
@@ -61,7 +53,7 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
     std::vector<graph::TensorType> types(node.inputs.size());
     std::vector<const runtime::NDArray*> values(node.inputs.size(), nullptr);
     std::vector<te::Tensor> tensors(node.inputs.size());
-    describe_node(key, node);
+    key << executor::node_signature(node);
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const graph::Value* in = node.inputs[i];
       if (!in) {

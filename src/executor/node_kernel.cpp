@@ -2,6 +2,7 @@
 #include "executor/node_kernel.h"
 
 #include <cstring>
+#include <sstream>
 
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -57,6 +58,41 @@ std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
 }
 
 }  // namespace
+
+std::string node_signature(const graph::Node& node) {
+  std::ostringstream text;
+  text << std::hexfloat << node.domain << "::" << node.op_type << "/" << node.opset << "{";
+  for (const auto& [name, a] : node.attributes) {
+    text << name << "=" << static_cast<int>(a.kind) << ":";
+    switch (a.kind) {
+      case graph::AttrKind::Int: text << a.i; break;
+      case graph::AttrKind::Float: text << a.f; break;
+      case graph::AttrKind::String: text << a.s.size() << ":" << a.s; break;
+      case graph::AttrKind::Ints:
+        for (int64_t v : a.ints) text << v << ",";
+        break;
+      case graph::AttrKind::Floats:
+        for (double v : a.floats) text << v << ",";
+        break;
+      case graph::AttrKind::Strings:
+        for (const std::string& v : a.strings) text << v.size() << ":" << v;
+        break;
+      case graph::AttrKind::Tensor:
+        if (a.tensor) {
+          text << a.tensor->dtype().to_string() << "[";
+          for (int64_t d : a.tensor->shape()) text << d << ",";
+          text << "]";
+          text.write(static_cast<const char*>(a.tensor->data()),
+                     static_cast<std::streamsize>(a.tensor->nbytes()));
+        }
+        break;
+      case graph::AttrKind::Graph: text << "<graph>"; break;
+    }
+    text << ";";
+  }
+  text << "}";
+  return text.str();
+}
 
 const ops::OpDef& find_op(const graph::Node& node) {
   if (!node.domain.empty() && node.domain != "ai.onnx" && node.domain != kTesselDomain)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "driver/build.h"
@@ -34,6 +35,11 @@ struct NodeKernel {
 /// The domain of tessel's internal operators (e.g. MatMulAdd, made by graph rewrites); the
 /// registry holds them beside the ONNX ones.
 inline constexpr const char* kTesselDomain = "tessel";
+
+/// The node's operator (domain, type, opset) and attributes, exactly (floats to the bit,
+/// tensor attributes with their data): nodes with equal signatures and equal input types
+/// compile to the same kernel.
+std::string node_signature(const graph::Node& node);
 
 /// The registry entry for `node`; CompileError naming the node, its operator and opset when
 /// the operator (or that opset version of it) is not supported.

@@ -26,22 +26,52 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
       },
       name + ".packed", {"p", "k", "jj"});
 
-  size_t batch = static_cast<size_t>(a.ndim()) - 2;
+  // A batch of left operands is one tall matrix of batch x M rows, read in place.
+  std::vector<int64_t> a_shape;
+  for (int d = 0; d < a.ndim(); ++d) {
+    const int64_t* extent = ir::as_const_int(a.shape()[d]);
+    if (!extent) TESSEL_USER_ERROR("matmul '", name, "': the shape of '", a.name(), "' must be constant");
+    a_shape.push_back(*extent);
+  }
+  std::vector<int64_t> row_dims(a_shape.begin(), a_shape.end() - 1);
+  int64_t rows_extent = 1;
+  for (int64_t d : row_dims) rows_extent *= d;
+  te::Tensor rows = a;
+  if (a.ndim() > 2) {
+    rows = te::compute(
+        {rows_extent, k_extent},
+        [&](te::Var r, te::Var kk) {
+          std::vector<ir::Expr> at(row_dims.size());
+          ir::Expr rest = r;
+          for (size_t d = row_dims.size(); d-- > 0;) {
+            at[d] = d == 0 ? rest : rest % row_dims[d];
+            rest = rest / row_dims[d];
+          }
+          at.push_back(kk);
+          return a(at);
+        },
+        name + ".rows", {"r", "k"});
+  }
   te::IterVar k = te::reduce_axis(k_extent, "k");
-  std::vector<ir::Expr> shape(a.shape().begin(), a.shape().end() - 1);
-  shape.push_back(b.shape()[1]);
-  std::vector<std::string> names;
-  for (size_t d = 0; d < batch; ++d) names.push_back("b" + std::to_string(d));
-  names.insert(names.end(), {"i", "j"});
-  return te::compute(
-      shape,
-      [&](const std::vector<te::Var>& index) {
-        std::vector<ir::Expr> at(index.begin(), index.end() - 1);
-        at.push_back(k.var);
-        ir::Expr j = index.back();
-        return te::sum(a(at) * packed(j / panel, k.var, j % panel), {k});
+  te::Tensor c = te::compute(
+      {rows_extent, n},
+      [&](te::Var i, te::Var j) {
+        return te::sum(rows(i, k.var) * packed(j / panel, k.var, j % panel), {k});
       },
-      name, names);
+      name, {"i", "j"});
+  if (a.ndim() == 2) return c;
+  std::vector<int64_t> out_shape = row_dims;
+  out_shape.push_back(n);
+  std::vector<ir::Expr> out_exprs;
+  for (int64_t d : out_shape) out_exprs.push_back(ir::make_const(ir::DataType::Int(64), d));
+  return te::compute(
+      out_exprs,
+      [&](const std::vector<te::Var>& index) {
+        ir::Expr row = index[0];
+        for (size_t d = 1; d + 1 < index.size(); ++d) row = row * row_dims[d] + index[d];
+        return c(row, index.back());
+      },
+      name + ".nd");
 }
 
 MatmulConfig default_matmul_config() {
@@ -56,15 +86,11 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   int64_t panel = *ir::as_const_int(packed.shape()[2]);
   te::Tensor acc = s.cache_write(c, "local");
 
-  // The output: tiles of tile_m x tile_n, column panels outermost so one packed panel
-  // serves a whole column of tiles; the batch of a batched left operand outside of them.
+  // The output: tiles of tile_m x panel, column panels outermost so one packed panel
+  // serves a whole column of tiles.
   schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel);
-  std::vector<std::string> order;
-  for (int d = 0; d + 2 < c.ndim(); ++d) order.push_back("b" + std::to_string(d));
-  order.insert(order.end(), {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
-  s.reorder(c, order);
+  s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
   std::string tile_loop = s.fuse(c, t.y_outer, t.x_outer);
-  for (int d = c.ndim() - 3; d >= 0; --d) tile_loop = s.fuse(c, "b" + std::to_string(d), tile_loop);
   if (config.parallel) s.parallel(c, tile_loop);
   s.vectorize(c, t.y_inner);
 

@@ -13,7 +13,9 @@ namespace tessel::ops {
 /// left operands shares one right operand). B is read through a stage "<name>.packed" that
 /// lays it out in [N/panel][K][panel] panels (columns padded with zeros to a multiple of
 /// `panel`; 0: two vectors of floats): with B known at compile time, the compiler packs it
-/// once. Loops: b0, b1, ... (the batch), i, j, k.
+/// once. The product is the 2-d stage `name` (loops i, j, k); a batched A is read as one
+/// matrix of batch x M rows (stage "<name>.rows") and the result reshaped back by a stage
+/// "<name>.nd", which is what this returns then.
 te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "C",
                   int64_t panel = 0);
 

@@ -1,6 +1,10 @@
 // fold_constants: evaluate all-constant nodes with our kernels, metadata ops from types.
 #include "passes/fold_constants.h"
 
+#include <algorithm>
+#include <cstring>
+#include <map>
+
 #include "executor/node_kernel.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
@@ -26,11 +30,61 @@ bool foldable(const graph::Node& node, const ops::OpDef& def,
   return output_elements <= kMinLargeFold || output_elements <= kMaxFoldGrowth * input_elements;
 }
 
+/// Kernels compiled for folding, shared by nodes of the same operator, attributes and input
+/// types (a model transposes many weights of a few shapes). A kernel may have baked in the
+/// values of the inputs it does not take as arguments, so an entry also keeps those values
+/// and serves only nodes whose values there are equal.
+class FoldKernels {
+ public:
+  const executor::NodeKernel& get(const graph::Node& node,
+                                  const std::vector<graph::TensorType>& types,
+                                  const std::vector<const runtime::NDArray*>& values) {
+    std::vector<Entry>& entries = cache_[signature(node, types)];
+    for (const Entry& entry : entries)
+      if (same_baked_values(entry, values)) return entry.kernel;
+    Entry entry{executor::compile_node(node, types, values), {}};
+    entry.baked.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      bool argument = std::find(entry.kernel.kernel_inputs.begin(), entry.kernel.kernel_inputs.end(),
+                                i) != entry.kernel.kernel_inputs.end();
+      if (values[i] && !argument)
+        entry.baked[i] = std::make_shared<const runtime::NDArray>(values[i]->copy());
+    }
+    entries.push_back(std::move(entry));
+    return entries.back().kernel;
+  }
+
+ private:
+  struct Entry {
+    executor::NodeKernel kernel;
+    std::vector<std::shared_ptr<const runtime::NDArray>> baked;
+  };
+
+  static std::string signature(const graph::Node& node, const std::vector<graph::TensorType>& types) {
+    std::string text = executor::node_signature(node);
+    for (const graph::TensorType& type : types) text += type.to_string() + ",";
+    return text;
+  }
+
+  static bool same_baked_values(const Entry& entry, const std::vector<const runtime::NDArray*>& values) {
+    for (size_t i = 0; i < entry.baked.size() && i < values.size(); ++i) {
+      if (!entry.baked[i]) continue;
+      if (!values[i] || values[i]->nbytes() != entry.baked[i]->nbytes() ||
+          std::memcmp(values[i]->data(), entry.baked[i]->data(), values[i]->nbytes()) != 0)
+        return false;
+    }
+    return true;
+  }
+
+  std::map<std::string, std::vector<Entry>> cache_;
+};
+
 }  // namespace
 
 graph::Graph fold_constants(const graph::Graph& graph) {
   require_static_inputs(graph, "fold_constants");
   GraphBuilder builder(graph);
+  FoldKernels kernels;
   for (const auto& source : graph.nodes()) {
     const graph::Node& node = *source;
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
@@ -38,7 +92,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
     std::vector<graph::TensorType> output_types = executor::infer_node(node, types, values);
     if (foldable(node, executor::find_op(node), inputs, output_types)) {
-      executor::NodeKernel kernel = executor::compile_node(node, types, values);
+      const executor::NodeKernel& kernel = kernels.get(node, types, values);
       std::vector<std::shared_ptr<const runtime::NDArray>> results = kernel.folded;
       if (results.empty())
         for (runtime::NDArray& array : executor::run_compiled(node, kernel, values))

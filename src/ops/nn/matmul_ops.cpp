@@ -52,6 +52,12 @@ void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outp
     // The tuned schedule packs its right operand: the transposition is read in the packing.
     schedule_matmul_cpu(s, s.tensor(kProduct), default_matmul_config());
     for (const std::string& name : transposes) s.compute_inline(name);
+    // A batched left operand is read in place; the reshape back is computed by its reader.
+    std::string rows = std::string(kProduct) + ".rows", nd = std::string(kProduct) + ".nd";
+    if (has_stage(s, rows)) s.compute_inline(rows);
+    if (has_stage(s, nd) && !s.stage(nd).is_output &&
+        s.stage(nd).attach == schedule::AttachKind::Root)
+      s.compute_inline(nd);
   } else {
     for (const std::string& name : transposes) s.compute_inline(name);
     schedule_contraction(s, s.tensor(kProduct));

@@ -112,3 +112,32 @@ TEST(FoldConstants, ErrorNamesTheNode) {
 
 }  // namespace
 }  // namespace tessel::passes
+
+namespace tessel::passes {
+namespace {
+
+using namespace testing;
+
+TEST(FoldConstants, NodesThatDifferOnlyInAttributeValuesFoldApart) {
+  // Folding shares kernels between nodes of one signature: two Constant nodes with tensors
+  // of one type, and two LeakyRelu whose alphas differ in the last bits, must still differ.
+  TestGraph t;
+  auto scalar = [](float v) {
+    runtime::NDArray a({1}, runtime::DType::Float(32));
+    a.data_as<float>()[0] = v;
+    return Attribute::of_tensor(std::make_shared<const runtime::NDArray>(std::move(a)));
+  };
+  graph::Value* one = t.op("Constant", "one", {}, {{"value", scalar(1.0f)}});
+  graph::Value* two = t.op("Constant", "two", {}, {{"value", scalar(-2.0f)}});
+  graph::Value* a = t.op("LeakyRelu", "a", {two}, {{"alpha", Attribute::of_float(0.1)}});
+  graph::Value* b = t.op("LeakyRelu", "b", {two}, {{"alpha", Attribute::of_float(0.1 + 1e-7)}});
+  graph::Value* ab = t.op("Sub", "ab", {a, b});
+  t.output(t.op("Add", "y", {one, ab}));
+  graph::Graph folded = fold_constants(t.g);
+  const float y = folded.find_value("y")->constant->data_as<float>()[0];
+  EXPECT_FLOAT_EQ(y, 1.0f + (-2.0f * 0.1f) - static_cast<float>(-2.0 * (0.1 + 1e-7)));
+  EXPECT_NE(y, 1.0f);
+}
+
+}  // namespace
+}  // namespace tessel::passes
