@@ -142,6 +142,14 @@ bool use_tuned_conv2d(const ConvShape& shape, ir::DataType dtype) {
   return true;
 }
 
+bool use_depthwise_conv2d(const ConvShape& shape, ir::DataType dtype) {
+  const Window& w = shape.window;
+  if (dtype != ir::DataType::Float(32) || w.rank() != 2 || shape.groups == 1 ||
+      shape.groups != shape.in_channels || shape.groups != shape.out_channels)
+    return false;
+  return w.dilations[0] == 1 && w.dilations[1] == 1 && w.strides[0] == w.strides[1];
+}
+
 bool symmetric_pads(const Window& w) {
   for (size_t d = 0; d < w.rank(); ++d)
     if (w.pads_begin[d] != w.pads_begin[0] || w.pads_end[d] != w.pads_begin[0] ||

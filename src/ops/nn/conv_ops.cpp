@@ -2,6 +2,7 @@
 // input spread out by the strides with the flipped, transposed kernel. 2-d float32
 // convolutions that fit take the tuned conv2d compute and schedule (ops/conv2d.h).
 #include "ops/conv2d.h"
+#include "ops/depthwise_conv2d.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
@@ -61,11 +62,16 @@ te::Tensor optional_input(const std::vector<te::Tensor>& in, size_t i) {
 te::Tensor convolve(const ConvShape& shape, const te::Tensor& x, const te::Tensor& w) {
   ir::DataType dtype = x.dtype();
   const Window& window = shape.window;
-  if (use_tuned_conv2d(shape, dtype)) {
-    if (symmetric_pads(window))
-      return conv2d_nchw(x, w, {window.strides[0], window.pads_begin[0]}, kConv);
-    te::Tensor padded = pad_data(Operand::of(x), window, std::string(kConv) + ".data");
-    return conv2d_nchw(padded, w, {window.strides[0], 0}, kConv);
+  bool depthwise = use_depthwise_conv2d(shape, dtype);
+  if (depthwise || use_tuned_conv2d(shape, dtype)) {
+    te::Tensor data = x;
+    int64_t pad = window.pads_begin[0];
+    if (!symmetric_pads(window)) {
+      data = pad_data(Operand::of(x), window, std::string(kConv) + ".data");
+      pad = 0;
+    }
+    if (depthwise) return depthwise_conv2d_nchw(data, w, window.strides[0], pad, kConv);
+    return conv2d_nchw(data, w, {window.strides[0], pad}, kConv);
   }
   ir::DataType acc = accumulation_type(dtype);
   return conv_nd(shape, Operand::of(x, acc), Operand::of(w, acc), kConv);
@@ -136,8 +142,12 @@ std::vector<te::Tensor> conv_transpose_compute(const OpContext& ctx,
 void schedule_conv(const OpContext& ctx, schedule::Schedule& s,
                    const std::vector<te::Tensor>& outputs, bool transposed) {
   ConvShape shape = transposed ? forward_of(checked_shape(ctx, true)) : checked_shape(ctx, false);
-  if (use_tuned_conv2d(shape, ctx.input_type(0).dtype)) {
-    schedule_conv2d_cpu(s, s.tensor(kConv), default_conv2d_config());
+  ir::DataType dtype = ctx.input_type(0).dtype;
+  if (use_depthwise_conv2d(shape, dtype) || use_tuned_conv2d(shape, dtype)) {
+    if (use_depthwise_conv2d(shape, dtype))
+      schedule_depthwise_conv2d_cpu(s, s.tensor(kConv));
+    else
+      schedule_conv2d_cpu(s, s.tensor(kConv), default_conv2d_config());
     // Padded data is read once by the tuned schedule's own padding stage.
     if (has_stage(s, std::string(kConv) + ".data")) s.compute_inline(std::string(kConv) + ".data");
   } else {

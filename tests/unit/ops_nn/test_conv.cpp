@@ -91,8 +91,13 @@ INSTANTIATE_TEST_SUITE_P(
         // generic with vectorized rows of outputs, ragged at the end
         ConvCase{{1, 4, 5, 21}, {4, 2, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 2}, true},
         ConvCase{{2, 3, 40}, {5, 3, 4}, {{1}, {3}, {2}, {1}}, false},
-        // depthwise
+        // depthwise (the depthwise path: strides 1 to 3, rows wider than a tile, no pad,
+        // asymmetric pads padded first; channel multiplier 2 takes the generic path)
         ConvCase{{2, 3, 7, 7}, {3, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 3}, true},
+        ConvCase{{1, 5, 13, 37}, {5, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}, 5}, true},
+        ConvCase{{1, 4, 9, 41}, {4, 1, 3, 5}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 4}, false},
+        ConvCase{{1, 2, 10, 11}, {2, 1, 2, 3}, {{3, 3}, {1, 1}, {0, 0}, {0, 0}, 2}, true},
+        ConvCase{{1, 3, 8, 9}, {3, 1, 3, 3}, {{2, 2}, {1, 1}, {0, 1}, {1, 1}, 3}, true},
         ConvCase{{1, 2, 6, 6}, {4, 1, 3, 3}, {{2, 1}, {1, 1}, {1, 0}, {1, 1}, 2}, false},
         // 3-d
         ConvCase{
