@@ -35,16 +35,19 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
     TESSEL_USER_ERROR("conv2d '", name, "': a ", r, "x", s, " kernel does not fit a ", h, "x", w,
                       " input padded by ", p.pad);
 
-  // Zero padding. Select evaluates both arms, so the load is clamped into the input.
-  te::Tensor padded = te::compute(
-      {n, c, h + 2 * p.pad, w + 2 * p.pad},
-      [&](te::Var b, te::Var ch, te::Var y, te::Var x) {
-        ir::Expr yy = y - p.pad, xx = x - p.pad;
-        ir::Expr inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
-        ir::Expr value = data(b, ch, ir::max(ir::min(yy, h - 1), 0), ir::max(ir::min(xx, w - 1), 0));
-        return ir::select(inside, value, ir::make_const(data.dtype(), 0));
-      },
-      name + ".pad", {"n", "c", "h", "w"});
+  // Zero padding (none for an unpadded input tensor, read in place). Select evaluates both
+  // arms, so the load is clamped into the input.
+  te::Tensor padded = data;
+  if (p.pad > 0 || !data.op()->is_placeholder())
+    padded = te::compute(
+        {n, c, h + 2 * p.pad, w + 2 * p.pad},
+        [&](te::Var b, te::Var ch, te::Var y, te::Var x) {
+          ir::Expr yy = y - p.pad, xx = x - p.pad;
+          ir::Expr inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
+          ir::Expr value = data(b, ch, ir::max(ir::min(yy, h - 1), 0), ir::max(ir::min(xx, w - 1), 0));
+          return ir::select(inside, value, ir::make_const(data.dtype(), 0));
+        },
+        name + ".pad", {"n", "c", "h", "w"});
 
   int64_t block = p.weight_block > 0 ? p.weight_block : 2 * host_float_lanes();
   int64_t blocks = (k + block - 1) / block;
@@ -70,11 +73,21 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
       name, {"n", "k", "oh", "ow"});
 }
 
-Conv2dConfig default_conv2d_config() {
-  Conv2dConfig config;
-  config.tile_ow = host_float_lanes() >= 16 ? 12 : 6;
-  return config;
+Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
+
+namespace {
+
+/// Columns per register tile for an output `ow` wide: the accumulators (two vectors of
+/// channels per column) may take 14 of AVX2's 16 registers (28 of AVX-512's 32); a width
+/// that divides `ow` avoids a ragged last tile.
+int64_t fitted_tile_ow(int64_t ow) {
+  int64_t widest = host_float_lanes() >= 16 ? 14 : 7;
+  for (int64_t t = widest; t * 2 > widest; --t)
+    if (ow % t == 0) return t;
+  return widest - 1;
 }
+
+}  // namespace
 
 void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config) {
   const te::Tensor& padded = out.op()->inputs.at(0);
@@ -84,7 +97,9 @@ void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Con
   te::Tensor acc = s.cache_write(out, "local", schedule::Layout{}.reorder({0, 2, 3, 1}));
 
   auto [ko, ki] = s.split(out, "k", block);
-  auto [owo, owi] = s.split(out, "ow", config.tile_ow);
+  int64_t tile_ow =
+      config.tile_ow > 0 ? config.tile_ow : fitted_tile_ow(*ir::as_const_int(out.shape()[3]));
+  auto [owo, owi] = s.split(out, "ow", tile_ow);
   s.reorder(out, {"n", ko, "oh", owo, ki, owi});
   std::string outer = s.fuse(out, s.fuse(out, "n", ko), "oh");
   if (config.parallel) s.parallel(out, outer);
@@ -95,10 +110,12 @@ void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Con
   s.unroll(acc, "ow");
   s.vectorize(acc, "k");
 
-  std::vector<std::string> pad_loops = s.stage(padded).leaves;  // n, c, h, w
-  std::string pad_outer = s.fuse(padded, pad_loops[0], pad_loops[1]);
-  if (config.parallel) s.parallel(padded, pad_outer);
-  s.vectorize(padded, pad_loops.back());
+  if (!s.stage(padded).is_placeholder()) {
+    std::vector<std::string> pad_loops = s.stage(padded).leaves;  // n, c, h, w
+    std::string pad_outer = s.fuse(padded, pad_loops[0], pad_loops[1]);
+    if (config.parallel) s.parallel(padded, pad_outer);
+    s.vectorize(padded, pad_loops.back());
+  }
 
   // Packing, unless the compiler folded it (constant weights): contiguous blocks.
   if (s.stage(packed).is_placeholder()) return;

@@ -19,7 +19,8 @@ struct Conv2dParams {
 };
 
 /// out[n, k, oh, ow] = sum_{c, ry, rx} pad(data)[n, c, oh*stride + ry, ow*stride + rx] *
-/// weight[k, c, ry, rx], computed from a zero-padding stage "<name>.pad" and the weights
+/// weight[k, c, ry, rx], computed from a zero-padding stage "<name>.pad" (none when `data` is
+/// an input tensor that needs no padding) and the weights
 /// packed by a stage "<name>.packed" into [K/kb][C][R][S][kb] blocks (output channels
 /// padded with zeros to a multiple of kb): with weights known at compile time, the packing
 /// is evaluated once by the compiler. Loops of the output stage: n, k, oh, ow, rc, ry, rx.
@@ -28,11 +29,13 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
 /// The knobs of the CPU conv2d schedule.
 struct Conv2dConfig {
-  int64_t tile_ow = 6;  ///< output columns per register tile (each a block of kb channels)
+  /// Output columns per register tile (each a block of kb channels); 0: fitted to the
+  /// output width and the host's registers.
+  int64_t tile_ow = 0;
   bool parallel = true;
 };
 
-/// A register tile fitted to the host (more columns with AVX-512's 32 registers).
+/// The default knobs (tiles fitted to each convolution).
 Conv2dConfig default_conv2d_config();
 
 /// Each tile of one block of kb output channels x tile_ow columns of one output row is

@@ -1,0 +1,67 @@
+// fold_constant_stages: stages that read only constants are evaluated at compile time and
+// read back as constants; the compiled model stores prepared (packed) weights only.
+#include <gtest/gtest.h>
+
+#include "compiler/compile_model.h"
+#include "compiler/fold_stages.h"
+#include "compiler_test_util.h"
+#include "te/compute.h"
+#include "te/dag.h"
+
+namespace tessel::compiler {
+namespace {
+
+TEST(FoldStages, ConstantStagesBecomePlaceholders) {
+  te::Tensor w = te::placeholder({4, 5}, ir::DataType::Float(32), "w");
+  te::Tensor x = te::placeholder({4, 5}, ir::DataType::Float(32), "x");
+  te::Tensor scaled = te::compute({4, 5}, [&](te::Var i, te::Var j) { return w(i, j) * 2.0f; }, "scaled");
+  te::Tensor y = te::compute({4, 5}, [&](te::Var i, te::Var j) { return scaled(i, j) + x(i, j); }, "y");
+  runtime::NDArray data = testing::random_array({4, 5}, 3);
+  FoldKernelCache cache;
+  StageFolding folding = fold_constant_stages({y}, {{w.op().get(), &data}}, "test", cache);
+  ASSERT_EQ(folding.folded.size(), 1u);
+  const runtime::NDArray& folded = *folding.folded[0].data;
+  for (int64_t k = 0; k < 20; ++k)
+    EXPECT_FLOAT_EQ(folded.data_as<float>()[k], 2.0f * data.data_as<float>()[k]);
+  // The rebuilt output reads x and the folded placeholder, no longer w or `scaled`.
+  std::vector<te::Operation> order = te::topological_order(folding.outputs);
+  for (const te::Operation& op : order) {
+    EXPECT_NE(op.get(), w.op().get());
+    EXPECT_NE(op.get(), scaled.op().get());
+  }
+  EXPECT_EQ(order.size(), 3u);  // x, the folded placeholder, y
+  EXPECT_EQ(cache.size(), 1u);
+
+  // Without constants nothing folds and the DAG is returned as it was.
+  StageFolding none = fold_constant_stages({y}, {}, "test", cache);
+  EXPECT_TRUE(none.folded.empty());
+  EXPECT_EQ(none.outputs[0].op().get(), y.op().get());
+}
+
+TEST(FoldStages, CompiledConvolutionStoresPackedWeightsOnly) {
+  testing::TypedGraph t;
+  graph::Value* x = t.input("x", {1, 3, 9, 9});
+  graph::Value* w = t.constant("w", {5, 3, 3, 3}, 7);
+  graph::Value* conv = t.node("Conv", {x, w}, {1, 5, 9, 9},
+                              {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}});
+  t.output(t.node("Relu", {conv}, {1, 5, 9, 9}));
+  runtime::NDArray xv = testing::random_array({1, 3, 9, 9}, 8);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&xv});
+  CompiledModel compiled = compile_graph(t.graph);
+  bool has_raw_weights = false;
+  int64_t packed_bytes = 0;
+  for (const runtime::PlanTensor& tensor : compiled.plan.tensors) {
+    if (tensor.storage != runtime::Storage::Weight) continue;
+    has_raw_weights |= tensor.name == "w";
+    packed_bytes += tensor.nbytes();
+  }
+  EXPECT_FALSE(has_raw_weights);
+  // Output channels padded to whole blocks: at least the original weights' size.
+  EXPECT_GE(packed_bytes, 5 * 3 * 3 * 3 * 4);
+  EXPECT_EQ(compiled.plan.weights_bytes % 64, 0);
+  runtime::Model model = jit_model(std::move(compiled));
+  testing::expect_close(model.run({&xv})[0], expected[0]);
+}
+
+}  // namespace
+}  // namespace tessel::compiler
