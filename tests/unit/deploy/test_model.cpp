@@ -173,8 +173,12 @@ TEST(Model, LoadErrors) {
     std::ofstream(truncated, std::ios::binary)
         .write(bytes.data(), static_cast<std::streamsize>(bytes.size() * eighths / 8));
     std::string e = load_error(truncated);
-    if (!e.empty()) EXPECT_EQ(e.rfind("cannot load module '" + truncated + "': ", 0), 0u) << e;
-    if (eighths == 4) EXPECT_NE(e.find("truncated or corrupt ELF file"), std::string::npos) << e;
+    if (!e.empty()) {
+      EXPECT_EQ(e.rfind("cannot load module '" + truncated + "': ", 0), 0u) << e;
+    }
+    if (eighths == 4) {
+      EXPECT_NE(e.find("truncated or corrupt ELF file"), std::string::npos) << e;
+    }
   }
   std::filesystem::remove(truncated);
 
