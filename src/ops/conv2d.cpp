@@ -89,23 +89,32 @@ int64_t fitted_tile_ow(int64_t ow) {
 
 }  // namespace
 
-void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config) {
+void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config,
+                         const te::Tensor& epilogue) {
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
   int64_t block = *ir::as_const_int(packed.shape()[4]);
   // The accumulator stores the channels of a column together: [n][oh][ow][k].
   te::Tensor acc = s.cache_write(out, "local", schedule::Layout{}.reorder({0, 2, 3, 1}));
+  // With an epilogue, each tile goes from the registers through the epilogue to memory.
+  // (Inlining rebuilds the epilogue's operation: it is named by its stage from here on.)
+  std::string tiled = s.stage(out).name;
+  if (epilogue.defined() && epilogue.op().get() != out.op().get()) {
+    tiled = s.stage(epilogue).name;
+    s.compute_inline(out);
+  }
+  std::vector<std::string> axes = s.stage(tiled).roots;  // n, k, oh, ow
 
-  auto [ko, ki] = s.split(out, "k", block);
+  auto [ko, ki] = s.split(tiled, axes[1], block);
   int64_t tile_ow =
       config.tile_ow > 0 ? config.tile_ow : fitted_tile_ow(*ir::as_const_int(out.shape()[3]));
-  auto [owo, owi] = s.split(out, "ow", tile_ow);
-  s.reorder(out, {"n", ko, "oh", owo, ki, owi});
-  std::string outer = s.fuse(out, s.fuse(out, "n", ko), "oh");
-  if (config.parallel) s.parallel(out, outer);
-  s.unroll(out, ki);
+  auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
+  s.reorder(tiled, {axes[0], ko, axes[2], owo, ki, owi});
+  std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], ko), axes[2]);
+  if (config.parallel) s.parallel(tiled, outer);
+  s.unroll(tiled, ki);
 
-  s.compute_at(acc, out, owo);
+  s.compute_at(acc, tiled, owo);
   s.reorder(acc, {"rc", "ry", "rx", "n", "oh", "ow", "k"});
   s.unroll(acc, "ow");
   s.vectorize(acc, "k");

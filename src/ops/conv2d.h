@@ -42,7 +42,11 @@ Conv2dConfig default_conv2d_config();
 /// accumulated in registers over (c, ry, rx): per step, the kb weights of the block are
 /// loaded as vectors and each input element is broadcast; the tile is then written to the
 /// NCHW output. Tiles run in parallel over (n, channel block, row); the padding stage is
-/// computed once at the root. `out` must come from conv2d_nchw.
-void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config);
+/// computed once at the root. `out` must come from conv2d_nchw. An `epilogue` (an output
+/// of out's shape reading out element by element: bias, residual add, activation, with the
+/// stages between inlined) is computed per tile from the registers, and `out` is never
+/// stored.
+void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config,
+                         const te::Tensor& epilogue = {});
 
 }  // namespace tessel::ops

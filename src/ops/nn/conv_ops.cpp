@@ -139,15 +139,38 @@ std::vector<te::Tensor> conv_transpose_compute(const OpContext& ctx,
   return {add_bias(y, optional_input(in, 2), x.dtype())};
 }
 
+/// The output that reads `conv` element by element after its bias (and, in a fused group,
+/// the epilogue operators), all inlined: computed per tile of the convolution. Undefined
+/// when there is none.
+te::Tensor elementwise_epilogue(schedule::Schedule& s, const te::Tensor& conv,
+                                const std::vector<te::Tensor>& outputs) {
+  if (outputs.size() != 1 || outputs[0].op().get() == conv.op().get()) return {};
+  const te::Tensor& out = outputs[0];
+  const schedule::Stage& stage = s.stage(out);
+  if (stage.is_placeholder() || stage.is_transformed() || out.op()->has_reduction() ||
+      static_shape(out) != static_shape(conv))
+    return {};
+  // Every stage between the convolution and the output must be inlined into the output.
+  std::string bias = std::string(kConv) + ".bias", cast = std::string(kConv) + ".cast";
+  for (const std::string& name : {bias, cast})
+    if (has_stage(s, name) && s.stage(name).op.get() != out.op().get()) {
+      if (s.stage(name).attach != schedule::AttachKind::Inline) return {};
+    }
+  for (const te::Tensor& in : out.op()->inputs)
+    if (in.op().get() == conv.op().get()) return out;
+  return {};
+}
+
 void schedule_conv(const OpContext& ctx, schedule::Schedule& s,
                    const std::vector<te::Tensor>& outputs, bool transposed) {
   ConvShape shape = transposed ? forward_of(checked_shape(ctx, true)) : checked_shape(ctx, false);
   ir::DataType dtype = ctx.input_type(0).dtype;
   if (use_depthwise_conv2d(shape, dtype) || use_tuned_conv2d(shape, dtype)) {
+    te::Tensor conv = s.tensor(kConv);
     if (use_depthwise_conv2d(shape, dtype))
-      schedule_depthwise_conv2d_cpu(s, s.tensor(kConv));
+      schedule_depthwise_conv2d_cpu(s, conv);
     else
-      schedule_conv2d_cpu(s, s.tensor(kConv), default_conv2d_config());
+      schedule_conv2d_cpu(s, conv, default_conv2d_config(), elementwise_epilogue(s, conv, outputs));
     // Padded data is read once by the tuned schedule's own padding stage.
     if (has_stage(s, std::string(kConv) + ".data")) s.compute_inline(std::string(kConv) + ".data");
   } else {
