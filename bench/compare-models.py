@@ -6,8 +6,9 @@ usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
 test_data_set_0/input_0.pb). For each model and thread count, the three are timed one after
-the other in the same run on the same input: tessel through `tessel bench` (a subprocess,
-whose last line `<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX Runtime's
+the other in the same run on the same input: tessel through `tessel compile` (once per model,
+into DIR/<model>.so) and `tessel bench` on that library (a subprocess, whose last line
+`<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX Runtime's
 CPU provider (all graph optimisations, sequential, intra-op threads N), and the PyTorch module
 rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT and PyTorch take
 warm-up runs, then the median of the timed runs; tessel bench picks its own counts. A side that
@@ -57,12 +58,24 @@ def load_input(case_dir):
     return onnx.numpy_helper.to_array(tensor)
 
 
-def time_tessel(tessel, case_dir, threads):
-    """Median ms from `tessel bench` (which does its own warm-up and repeats), or
-    (None, why) when it cannot be had."""
+def compile_tessel(tessel, case_dir):
+    """The model compiled once by `tessel compile` into case_dir/../<model>.so (reused by every
+    thread count), or (None, why)."""
     if not os.access(tessel, os.X_OK):
         return None, f"no tessel binary at {tessel}"
-    command = [tessel, "bench", os.path.join(case_dir, "model.onnx"), "--threads", str(threads)]
+    library = os.path.normpath(case_dir) + ".so"
+    command = [tessel, "compile", os.path.join(case_dir, "model.onnx"), "-o", library]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    if result.returncode != 0:
+        why = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        return None, f"tessel compile failed ({result.returncode}): {why[-1] if why else ''}"
+    return library, None
+
+
+def time_tessel(tessel, library, threads):
+    """Median ms from `tessel bench` on the compiled library (it does its own warm-up and
+    repeats), or (None, why) when it cannot be had."""
+    command = [tessel, "bench", library, "--threads", str(threads), "--no-profile"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, env=thread_env(threads),
                                 timeout=1800)
@@ -149,9 +162,10 @@ def main():
     for name in names:
         case_dir = os.path.join(args.dir, name)
         example = load_input(case_dir)
+        library, why = compile_tessel(args.tessel, case_dir)
         for threads in thread_counts:
             results = [
-                time_tessel(args.tessel, case_dir, threads),
+                time_tessel(args.tessel, library, threads) if library else (None, why),
                 time_ort(case_dir, example, threads, args.warmup, args.runs),
                 time_torch(name, case_dir, example, threads, args.warmup, args.runs),
             ]

@@ -77,14 +77,22 @@ Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
 
 namespace {
 
-/// Columns per register tile for an output `ow` wide: the accumulators (two vectors of
-/// channels per column) may take 14 of AVX2's 16 registers (28 of AVX-512's 32); a width
-/// that divides `ow` avoids a ragged last tile.
+/// Columns per register tile for an output `ow` wide: at most 6 (12 with AVX-512), so that
+/// the accumulators (two vectors of channels per column) take 12 of AVX2's 16 registers
+/// (24 of AVX-512's 32) and leave room for the weights and the broadcast input (at 14 of
+/// 16, LLVM spills); among those, the one whose tiles waste the fewest columns (7 columns
+/// take 4 + 3, not 6 + 1), the wider on a tie.
 int64_t fitted_tile_ow(int64_t ow) {
-  int64_t widest = host_float_lanes() >= 16 ? 14 : 7;
-  for (int64_t t = widest; t * 2 > widest; --t)
-    if (ow % t == 0) return t;
-  return widest - 1;
+  int64_t widest = host_float_lanes() >= 16 ? 12 : 6;
+  int64_t best = widest, best_padded = (ow + widest - 1) / widest * widest;
+  for (int64_t t = widest - 1; t >= widest / 2 + 1; --t) {
+    int64_t padded = (ow + t - 1) / t * t;
+    if (padded < best_padded) {
+      best = t;
+      best_padded = padded;
+    }
+  }
+  return best;
 }
 
 }  // namespace
