@@ -77,13 +77,14 @@ Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
 
 namespace {
 
-/// Columns per register tile for an output `ow` wide: at most 6 (12 with AVX-512), so that
-/// the accumulators (two vectors of channels per column) take 12 of AVX2's 16 registers
-/// (24 of AVX-512's 32) and leave room for the weights and the broadcast input (at 14 of
-/// 16, LLVM spills); among those, the one whose tiles waste the fewest columns (7 columns
-/// take 4 + 3, not 6 + 1), the wider on a tie.
+/// Columns per register tile for an output `ow` wide: at most 5 (12 with AVX-512), so that
+/// the accumulators (two vectors of channels per column) take 10 of AVX2's 16 registers
+/// (24 of AVX-512's 32) and leave room for the weights, the broadcast input and LLVM's
+/// temporaries (6 columns run at half speed, 7 spill: measured on ResNet's layers); among
+/// those, the one whose tiles waste the fewest columns (7 columns take 4 + 3, not 5 + 2),
+/// the wider on a tie.
 int64_t fitted_tile_ow(int64_t ow) {
-  int64_t widest = host_float_lanes() >= 16 ? 12 : 6;
+  int64_t widest = host_float_lanes() >= 16 ? 12 : 5;
   int64_t best = widest, best_padded = (ow + widest - 1) / widest * widest;
   for (int64_t t = widest - 1; t >= widest / 2 + 1; --t) {
     int64_t padded = (ow + t - 1) / t * t;
