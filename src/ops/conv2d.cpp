@@ -63,14 +63,21 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
   te::IterVar rc = te::reduce_axis(c, "rc");
   te::IterVar ry = te::reduce_axis(r, "ry");
   te::IterVar rx = te::reduce_axis(s, "rx");
-  return te::compute(
-      {n, k, oh, ow},
+  // Whole blocks of output channels are computed (a tile never has a partial vector of
+  // channels); "<name>.k" drops the padding channels when k is not a multiple of block.
+  te::Tensor out = te::compute(
+      {n, blocks * block, oh, ow},
       [&](te::Var b, te::Var oc, te::Var y, te::Var x) {
         return te::sum(padded(b, rc.var, y * p.stride + ry.var, x * p.stride + rx.var) *
                            packed(oc / block, rc.var, ry.var, rx.var, oc % block),
                        {rc, ry, rx});
       },
       name, {"n", "k", "oh", "ow"});
+  if (blocks * block == k) return out;
+  return te::compute(
+      {n, k, oh, ow},
+      [&](te::Var b, te::Var oc, te::Var y, te::Var x) { return out(b, oc, y, x); },
+      name + ".k", {"n", "k", "oh", "ow"});
 }
 
 Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
@@ -98,8 +105,15 @@ int64_t fitted_tile_ow(int64_t ow) {
 
 }  // namespace
 
-void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config,
-                         const te::Tensor& epilogue) {
+void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
+                         const Conv2dConfig& config, const te::Tensor& given_epilogue) {
+  // Given conv2d_nchw's "<name>.k" stage, the convolution is the stage it reads and it is
+  // the epilogue itself.
+  te::Tensor out = conv_output, epilogue = given_epilogue;
+  if (!out.op()->has_reduction()) {
+    out = conv_output.op()->inputs.at(0);
+    if (!epilogue.defined()) epilogue = conv_output;
+  }
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
   int64_t block = *ir::as_const_int(packed.shape()[4]);

@@ -23,7 +23,9 @@ struct Conv2dParams {
 /// an input tensor that needs no padding) and the weights
 /// packed by a stage "<name>.packed" into [K/kb][C][R][S][kb] blocks (output channels
 /// padded with zeros to a multiple of kb): with weights known at compile time, the packing
-/// is evaluated once by the compiler. Loops of the output stage: n, k, oh, ow, rc, ry, rx.
+/// is evaluated once by the compiler. The convolution stage `name` computes whole blocks
+/// of output channels (loops n, k, oh, ow, rc, ry, rx); when k is not a multiple of kb, a
+/// stage "<name>.k" drops the extra channels and is what this returns.
 te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const Conv2dParams& p,
                        const std::string& name = "conv");
 
@@ -42,7 +44,8 @@ Conv2dConfig default_conv2d_config();
 /// accumulated in registers over (c, ry, rx): per step, the kb weights of the block are
 /// loaded as vectors and each input element is broadcast; the tile is then written to the
 /// NCHW output. Tiles run in parallel over (n, channel block, row); the padding stage is
-/// computed once at the root. `out` must come from conv2d_nchw. An `epilogue` (an output
+/// computed once at the root. `out` is what conv2d_nchw returned, or its convolution stage.
+/// An `epilogue` (an output
 /// of out's shape reading out element by element: bias, residual add, activation, with the
 /// stages between inlined) is computed per tile from the registers, and `out` is never
 /// stored.

@@ -151,8 +151,9 @@ te::Tensor elementwise_epilogue(schedule::Schedule& s, const te::Tensor& conv,
       static_shape(out) != static_shape(conv))
     return {};
   // Every stage between the convolution and the output must be inlined into the output.
-  std::string bias = std::string(kConv) + ".bias", cast = std::string(kConv) + ".cast";
-  for (const std::string& name : {bias, cast})
+  std::string bias = std::string(kConv) + ".bias", cast = std::string(kConv) + ".cast",
+              drop = std::string(kConv) + ".k";
+  for (const std::string& name : {bias, cast, drop})
     if (has_stage(s, name) && s.stage(name).op.get() != out.op().get()) {
       if (s.stage(name).attach != schedule::AttachKind::Inline) return {};
     }
@@ -167,6 +168,9 @@ void schedule_conv(const OpContext& ctx, schedule::Schedule& s,
   ir::DataType dtype = ctx.input_type(0).dtype;
   if (use_depthwise_conv2d(shape, dtype) || use_tuned_conv2d(shape, dtype)) {
     te::Tensor conv = s.tensor(kConv);
+    // Whole channel blocks are computed; the stage dropping the extra ones is read in place.
+    std::string drop = std::string(kConv) + ".k";
+    if (has_stage(s, drop) && !s.stage(drop).is_output) s.compute_inline(drop);
     if (use_depthwise_conv2d(shape, dtype))
       schedule_depthwise_conv2d_cpu(s, conv);
     else
