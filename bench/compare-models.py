@@ -164,6 +164,8 @@ def main():
         example = load_input(case_dir)
         library, why = compile_tessel(args.tessel, case_dir)
         for threads in thread_counts:
+            # Let the previous measurement's spinning threads (ORT, OpenMP) go to sleep.
+            time.sleep(2)
             results = [
                 time_tessel(args.tessel, library, threads) if library else (None, why),
                 time_ort(case_dir, example, threads, args.warmup, args.runs),

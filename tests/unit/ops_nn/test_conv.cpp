@@ -81,6 +81,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // 1-d: stride, dilation, asymmetric pads.
         ConvCase{{2, 3, 11}, {4, 3, 3}, {{2}, {2}, {1}, {2}}, true},
+        // 1x1 on the tuned path: no padding stage, channel counts that leave partial blocks.
+        ConvCase{{1, 8, 5, 7}, {6, 8, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
+        ConvCase{{1, 3, 4, 4}, {20, 3, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, false},
+        ConvCase{{2, 4, 3, 5}, {7, 4, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
         // 2-d on the tuned path: one group, equal strides and pads, ragged tiles.
         ConvCase{{1, 3, 9, 9}, {5, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, true},
         ConvCase{{2, 4, 11, 10}, {6, 4, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, false},
