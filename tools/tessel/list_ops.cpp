@@ -1,5 +1,6 @@
 // `tessel list-ops`: the operator registry as a table (name, opsets, pattern kind).
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 #include "ops/registry.h"
@@ -11,10 +12,14 @@ int run_list_ops(const std::vector<std::string>& args) {
     std::cerr << "tessel list-ops takes no arguments\n";
     return 2;
   }
+  // Models import ONNX opsets up to 17; a newer operator (Gelu, opset 20) is one that the
+  // graph rewrites produce.
   std::cout << "operator\topsets\tpattern\n";
-  for (const ops::OpDef* def : ops::OpRegistry::global().all())
-    std::cout << def->name << "\t" << def->since_version << "-17\t" << ops::pattern_name(def->pattern)
-              << "\n";
+  for (const ops::OpDef* def : ops::OpRegistry::global().all()) {
+    std::string opsets = def->since_version > 17 ? std::to_string(def->since_version) + " (rewrites)"
+                                                 : std::to_string(def->since_version) + "-17";
+    std::cout << def->name << "\t" << opsets << "\t" << ops::pattern_name(def->pattern) << "\n";
+  }
   return 0;
 }
 
