@@ -81,7 +81,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // 1-d: stride, dilation, asymmetric pads.
         ConvCase{{2, 3, 11}, {4, 3, 3}, {{2}, {2}, {1}, {2}}, true},
-        // 1x1 on the tuned path: no padding stage, channel counts that leave partial blocks.
+        // 1x1: no padding stage; output channels that leave partial blocks; batch 2.
+        ConvCase{{1, 8, 4, 8}, {13, 8, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
+        ConvCase{{2, 5, 4, 4}, {7, 5, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
         ConvCase{{1, 8, 5, 7}, {6, 8, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
         ConvCase{{1, 3, 4, 4}, {20, 3, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, false},
         ConvCase{{2, 4, 3, 5}, {7, 4, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, true},
