@@ -126,8 +126,8 @@ void place_activations(runtime::ModelPlan& plan, const std::vector<int>& in_plac
   }
   for (int s = 0; s < end; ++s) {
     if (in_place_of_step[s] < 0) continue;
-    // in_place_of_step holds the tensor id of the input; the step's first output follows
-    // its inputs in args.
+    // in_place_of_step holds the tensor id of the input; a kernel that may run in place has
+    // one output, its last argument.
     int input = in_place_of_step[s];
     const runtime::PlanStep& step = plan.steps[s];
     int output = step.args.back();
