@@ -10,6 +10,7 @@
 #include "codegen/llvm/jit.h"
 #include "compiler/group_kernel.h"
 #include "compiler/memory_plan.h"
+#include "driver/export_model.h"
 #include "passes/specialize_inputs.h"
 #include "support/error.h"
 
@@ -150,7 +151,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 }  // namespace
 
 CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options) {
-  auto start = std::chrono::steady_clock::now();
   CompiledModel model;
   runtime::ModelPlan& plan = model.plan;
   plan.name = graph.name;
@@ -197,7 +197,6 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
   model.weights = table.weights();
   model.stats.kernel_launches = plan.steps.size();
   model.stats.unique_kernels = model.kernels.size();
-  model.stats.lower_ms = elapsed_ms(start);
   return model;
 }
 
@@ -216,6 +215,13 @@ CompiledModel compile_model(const graph::Graph& graph,
   CompiledModel model = compile_graph(*optimised, options);
   model.graph = std::move(optimised);
   return model;
+}
+
+void export_model(const CompiledModel& model, const std::string& path,
+                  const driver::BuildOptions& options) {
+  const auto* bytes = static_cast<const uint8_t*>(model.weights->data());
+  std::vector<uint8_t> weights(bytes, bytes + model.plan.weights_bytes);
+  driver::export_model(model.kernels, model.plan, weights, path, options);
 }
 
 runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& options) {

@@ -38,7 +38,6 @@ struct CompileStats {
   size_t kernel_launches = 0; ///< steps of the plan (fused groups with work to do)
   size_t unique_kernels = 0;  ///< distinct kernels (equal groups share one)
   int in_place = 0;           ///< buffers that took the memory of their input
-  double lower_ms = 0;        ///< building, scheduling and lowering the kernels
 };
 
 struct CompiledModel {
@@ -64,6 +63,10 @@ CompiledModel compile_model(const graph::Graph& graph,
                             const std::vector<graph::TensorType>& input_types,
                             const std::vector<const runtime::NDArray*>& input_values = {},
                             const CompileOptions& options = {});
+
+/// Writes `model` as one compiled model library at `path` (driver::export_model).
+void export_model(const CompiledModel& model, const std::string& path,
+                  const driver::BuildOptions& options = {});
 
 /// JIT-compiles the kernels of `model` and returns a runnable model (the compiled model's
 /// plan and weights are moved into it).

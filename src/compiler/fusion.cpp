@@ -10,13 +10,14 @@
 #include "support/error.h"
 
 namespace tessel::compiler {
-namespace {
 
 using ops::PatternKind;
 
 bool is_elementwise(PatternKind kind) {
   return kind == PatternKind::Elementwise || kind == PatternKind::Broadcast;
 }
+
+namespace {
 
 bool is_injective(PatternKind kind) {
   return is_elementwise(kind) || kind == PatternKind::Injective;

@@ -14,8 +14,13 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/op_def.h"
 
 namespace tessel::compiler {
+
+/// Element-wise or broadcast: each output element reads its inputs at its own position
+/// (up to broadcasting).
+bool is_elementwise(ops::PatternKind kind);
 
 struct FusedGroup {
   /// The group's nodes in graph order; the last one computes the group's outputs.

@@ -4,7 +4,6 @@
 #include <set>
 #include <sstream>
 
-#include "driver/export_model.h"
 #include "executor/graph_inputs.h"
 #include "support/error.h"
 #include "support/temp_file.h"
@@ -15,9 +14,7 @@ namespace {
 /// `model` written as a compiled model library and loaded back.
 runtime::Model through_library(const CompiledModel& model, const driver::BuildOptions& options) {
   TemporaryFile library(".so");
-  const auto* bytes = static_cast<const uint8_t*>(model.weights->data());
-  std::vector<uint8_t> weights(bytes, bytes + model.plan.weights_bytes);
-  driver::export_model(model.kernels, model.plan, weights, library.path(), options);
+  export_model(model, library.path(), options);
   return runtime::Model::load(library.path());  // the loader keeps its mapping
 }
 

@@ -14,10 +14,6 @@
 namespace tessel::compiler {
 namespace {
 
-bool is_elementwise(ops::PatternKind kind) {
-  return kind == ops::PatternKind::Elementwise || kind == ops::PatternKind::Broadcast;
-}
-
 /// A symbol-safe name for a placeholder.
 std::string placeholder_name(size_t index) { return "in" + std::to_string(index); }
 

@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "commands.h"
-#include "driver/export_model.h"
 #include "model_source.h"
 #include "support/error.h"
 
@@ -31,10 +30,8 @@ int run_compile(const std::vector<std::string>& args) {
                       "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion]");
   auto start = std::chrono::steady_clock::now();
   compiler::CompiledModel model = compile_onnx(input, flags, true);
-  const auto* bytes = static_cast<const uint8_t*>(model.weights->data());
-  std::vector<uint8_t> weights(bytes, bytes + model.plan.weights_bytes);
   std::cerr << "generating code for " << model.kernels.size() << " kernels...\n";
-  driver::export_model(model.kernels, model.plan, weights, output, flags.options.build);
+  compiler::export_model(model, output, flags.options.build);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "wrote " << output << " ("
