@@ -207,7 +207,7 @@ CompiledModel compile_model(const graph::Graph& graph,
   auto start = std::chrono::steady_clock::now();
   graph::Graph specialised = passes::specialize_inputs(graph, input_types, input_values);
   auto optimised = std::make_shared<const graph::Graph>(
-      passes::run_pipeline(specialised, passes::default_pipeline(), options.pipeline));
+      passes::run_pipeline(specialised, passes::default_pipeline(options.passes), options.pipeline));
   if (options.progress)
     *options.progress << "graph passes: " << graph.nodes().size() << " -> "
                       << optimised->nodes().size() << " nodes in " << elapsed_ms(start)

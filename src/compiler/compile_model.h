@@ -25,6 +25,8 @@ namespace tessel::compiler {
 struct CompileOptions {
   /// Printing, timing and early stop of the graph passes.
   passes::PipelineOptions pipeline;
+  /// The optional graph passes to run.
+  passes::PassSelection passes;
   driver::BuildOptions build;
   FusionOptions fusion;
   /// Threads the model runs with (0: the runtime's default).

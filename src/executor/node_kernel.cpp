@@ -99,6 +99,10 @@ const ops::OpDef& find_op(const graph::Node& node) {
     TESSEL_USER_ERROR(node.describe(), ": operators of domain '", node.domain,
                       "' are not supported");
   const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
+  auto domain_name = [](const std::string& d) { return d.empty() ? std::string("ai.onnx") : d; };
+  if (def && domain_name(def->domain) != domain_name(node.domain))
+    TESSEL_USER_ERROR(node.describe(), ": operator '", node.op_type, "' is of domain '",
+                      domain_name(def->domain), "', not '", domain_name(node.domain), "'");
   if (!def)
     TESSEL_USER_ERROR(node.describe(), ", opset ", node.opset, ": operator '", node.op_type,
                       "' is not supported: ", ops::unsupported_reason(node.op_type));

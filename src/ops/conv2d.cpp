@@ -1,6 +1,8 @@
 // Conv2d compute (with an explicit padding stage) and its direct CPU schedule.
 #include "ops/conv2d.h"
 
+#include <algorithm>
+
 #include "ops/cpu_features.h"
 #include "support/error.h"
 
@@ -82,16 +84,9 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
 Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
 
-namespace {
-
-/// Columns per register tile for an output `ow` wide: at most 5 (12 with AVX-512), so that
-/// the accumulators (two vectors of channels per column) take 10 of AVX2's 16 registers
-/// (24 of AVX-512's 32) and leave room for the weights, the broadcast input and LLVM's
-/// temporaries (6 columns run at half speed, 7 spill: measured on ResNet's layers); among
-/// those, the one whose tiles waste the fewest columns (7 columns take 4 + 3, not 5 + 2),
-/// the wider on a tie.
-int64_t fitted_tile_ow(int64_t ow) {
-  int64_t widest = host_float_lanes() >= 16 ? 12 : 5;
+int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column) {
+  int64_t accumulators = host_float_lanes() >= 16 ? 24 : 10;
+  int64_t widest = std::max<int64_t>(1, accumulators / std::max<int64_t>(1, vectors_per_column));
   int64_t best = widest, best_padded = (ow + widest - 1) / widest * widest;
   for (int64_t t = widest - 1; t >= widest / 2 + 1; --t) {
     int64_t padded = (ow + t - 1) / t * t;
@@ -102,8 +97,6 @@ int64_t fitted_tile_ow(int64_t ow) {
   }
   return best;
 }
-
-}  // namespace
 
 void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
                          const Conv2dConfig& config, const te::Tensor& given_epilogue) {
@@ -129,8 +122,9 @@ void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, k, oh, ow
 
   auto [ko, ki] = s.split(tiled, axes[1], block);
-  int64_t tile_ow =
-      config.tile_ow > 0 ? config.tile_ow : fitted_tile_ow(*ir::as_const_int(out.shape()[3]));
+  int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
+                                       : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
+                                                             block / host_float_lanes());
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   s.reorder(tiled, {axes[0], ko, axes[2], owo, ki, owi});
   std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], ko), axes[2]);

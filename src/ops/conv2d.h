@@ -40,6 +40,14 @@ struct Conv2dConfig {
 /// The default knobs (tiles fitted to each convolution).
 Conv2dConfig default_conv2d_config();
 
+/// Output columns per register tile of a direct convolution `ow` wide whose columns each
+/// hold `vectors_per_column` vectors of output channels: as many as fit the host's
+/// registers next to the weights, the broadcast input and LLVM's temporaries (10
+/// accumulators with AVX2, 24 with AVX-512; more run at half speed or spill, measured on
+/// ResNet's layers); among the wider half of the candidates, the one whose tiles waste the
+/// fewest columns (7 columns take 4 + 3, not 5 + 2), the wider on a tie.
+int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column);
+
 /// Each tile of one block of kb output channels x tile_ow columns of one output row is
 /// accumulated in registers over (c, ry, rx): per step, the kb weights of the block are
 /// loaded as vectors and each input element is broadcast; the tile is then written to the

@@ -56,6 +56,8 @@ using FoldFn = std::function<std::vector<runtime::NDArray>(const OpContext&)>;
 
 struct OpDef {
   std::string name;
+  /// "" for ONNX's default domain; "tessel" for the operators only graph passes create.
+  std::string domain;
   /// Oldest opset version of the ONNX domain supported (the newest is 17).
   int since_version = 1;
   std::vector<AttrSpec> attributes;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "passes/convert_conv_layout.h"
 #include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_dead_code.h"
 #include "passes/fold_constants.h"
@@ -60,8 +61,8 @@ graph::Graph run_pipeline(const graph::Graph& graph, const std::vector<Pass>& pa
   return current;
 }
 
-std::vector<Pass> default_pipeline() {
-  return {
+std::vector<Pass> default_pipeline(const PassSelection& selection) {
+  std::vector<Pass> passes = {
       {"fold_constants", fold_constants},
       {"eliminate_common_subexpressions", eliminate_common_subexpressions},
       {"eliminate_dead_code", eliminate_dead_code},
@@ -69,8 +70,10 @@ std::vector<Pass> default_pipeline() {
       {"fold_constants", fold_constants},
       {"eliminate_common_subexpressions", eliminate_common_subexpressions},
       {"eliminate_dead_code", eliminate_dead_code},
-      {"infer_types", infer_types},
   };
+  if (selection.blocked_layout) passes.push_back({"convert_conv_layout", convert_conv_layout});
+  passes.push_back({"infer_types", infer_types});
+  return passes;
 }
 
 }  // namespace tessel::passes

@@ -35,10 +35,16 @@ struct PipelineOptions {
 graph::Graph run_pipeline(const graph::Graph& graph, const std::vector<Pass>& passes,
                           const PipelineOptions& options = {});
 
+/// Which optional passes default_pipeline includes.
+struct PassSelection {
+  /// convert_conv_layout: convolutions in the blocked layout NCHW[x]c.
+  bool blocked_layout = true;
+};
+
 /// tessel's graph optimisations: fold_constants (types and constants), CSE, DCE,
 /// rewrite(default_rules()), then fold_constants, CSE, DCE again for what the rules
-/// produced, and infer_types. Assumes static input shapes (specialize_inputs); guarantees
-/// complete static types on every value.
-std::vector<Pass> default_pipeline();
+/// produced, convert_conv_layout (when selected) and infer_types. Assumes static input
+/// shapes (specialize_inputs); guarantees complete static types on every value.
+std::vector<Pass> default_pipeline(const PassSelection& selection = {});
 
 }  // namespace tessel::passes

@@ -13,12 +13,17 @@ int run_list_ops(const std::vector<std::string>& args) {
     return 2;
   }
   // Models import ONNX opsets up to 17; a newer operator (Gelu, opset 20) is one that the
-  // graph rewrites produce.
+  // graph rewrites produce, as are those of tessel's own domain.
   std::cout << "operator\topsets\tpattern\n";
   for (const ops::OpDef* def : ops::OpRegistry::global().all()) {
     std::string opsets = def->since_version > 17 ? std::to_string(def->since_version) + " (rewrites)"
                                                  : std::to_string(def->since_version) + "-17";
-    std::cout << def->name << "\t" << opsets << "\t" << ops::pattern_name(def->pattern) << "\n";
+    std::string name = def->name;
+    if (!def->domain.empty()) {
+      name = def->domain + "." + name;
+      opsets = "(graph passes)";
+    }
+    std::cout << name << "\t" << opsets << "\t" << ops::pattern_name(def->pattern) << "\n";
   }
   return 0;
 }

@@ -21,6 +21,7 @@ void print_usage() {
                "       list the supported operators with their opsets and pattern kinds\n"
                "  compile <model.onnx> -o <model.so> [--target T] [--threads N]\n"
                "      [--input-shape NAME=1x3x224x224]... [--no-fusion]\n"
+               "      [--no-blocked-layout]\n"
                "       compile a model into one shared library (kernels, weights, plan)\n"
                "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"
                "       print the graph after each pass, the fused groups and the memory plan\n"

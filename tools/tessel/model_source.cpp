@@ -51,6 +51,8 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
     input_shapes.emplace_back(spec.substr(0, eq), parse_shape(spec.substr(eq + 1), flag));
   } else if (flag == "--no-fusion") {
     options.fusion.enabled = false;
+  } else if (flag == "--no-blocked-layout") {
+    options.passes.blocked_layout = false;
   } else if (flag == "--target") {
     options.build.target = value_of(args, i);
   } else if (flag == "--threads") {

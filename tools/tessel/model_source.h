@@ -14,7 +14,7 @@
 namespace tessel::cli {
 
 /// Options of the commands that compile: --input-shape NAME=1x3x224x224 (repeatable),
-/// --no-fusion, --target T, --threads N, --print-after PASS|all.
+/// --no-fusion, --no-blocked-layout, --target T, --threads N, --print-after PASS|all.
 struct CompileFlags {
   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
   compiler::CompileOptions options;

@@ -12,6 +12,10 @@
 
 namespace tessel::ops::nn {
 
+/// The convolution stage of Conv-like operators, found again by their schedules; its bias
+/// is the stage "conv.bias" (or "conv.cast" without one).
+inline constexpr const char* kConvStage = "conv";
+
 /// The shapes of a convolution of data [N, C, spatial...] by weight [M, C / groups,
 /// kernel...] into [N, M, output spatial...].
 struct ConvShape {
@@ -55,5 +59,13 @@ bool use_depthwise_conv2d(const ConvShape& shape, ir::DataType dtype);
 /// Whether the window pads every side equally and its output extents follow from that pad
 /// alone (conv2d_nchw's one `pad`); otherwise the data is padded first.
 bool symmetric_pads(const Window& w);
+
+/// The output (of the convolution's `output_shape`) that reads `conv` element by element
+/// after its bias (and, in a fused group, the epilogue operators), all inlined: computed
+/// per register tile of the convolution. Undefined when there is none. Inlining is applied
+/// at lowering, so readers are followed through inlined stages.
+te::Tensor elementwise_epilogue(schedule::Schedule& s, const te::Tensor& conv,
+                                const std::vector<int64_t>& output_shape,
+                                const std::vector<te::Tensor>& outputs);
 
 }  // namespace tessel::ops::nn

@@ -13,8 +13,7 @@ namespace {
 using graph::Attribute;
 using graph::AttrKind;
 
-/// The convolution stage, found again by the schedule.
-constexpr const char* kConv = "conv";
+constexpr const char* kConv = kConvStage;
 
 std::vector<AttrSpec> conv_attributes(bool transposed) {
   std::vector<AttrSpec> attrs = {{"auto_pad", AttrKind::String, Attribute::of_string("NOTSET")},
@@ -137,43 +136,6 @@ std::vector<te::Tensor> conv_transpose_compute(const OpContext& ctx,
       std::string(kConv) + ".weight");
   te::Tensor y = convolve(forward, up, flipped);
   return {add_bias(y, optional_input(in, 2), x.dtype())};
-}
-
-/// Whether `op` reads the stage `target`, directly or through stages computed inline.
-bool reads_through_inlined(const schedule::Schedule& s, const te::OperationNode& op,
-                           const schedule::Stage& target) {
-  for (const te::Tensor& in : op.inputs) {
-    const schedule::Stage* stage = s.stage_of(in.op().get());
-    if (!stage) continue;
-    if (stage == &target) return true;
-    if (stage->attach == schedule::AttachKind::Inline &&
-        reads_through_inlined(s, *stage->op, target))
-      return true;
-  }
-  return false;
-}
-
-/// The output (of the convolution's NCHW `output_shape`) that reads `conv` element by
-/// element after its bias (and, in a fused group, the epilogue operators), all inlined:
-/// computed per tile of the convolution. Undefined when there is none. Inlining is applied
-/// at lowering, so readers are followed through inlined stages.
-te::Tensor elementwise_epilogue(schedule::Schedule& s, const te::Tensor& conv,
-                                const std::vector<int64_t>& output_shape,
-                                const std::vector<te::Tensor>& outputs) {
-  if (outputs.size() != 1 || outputs[0].op().get() == conv.op().get()) return {};
-  const te::Tensor& out = outputs[0];
-  const schedule::Stage& stage = s.stage(out);
-  if (stage.is_placeholder() || stage.is_transformed() || out.op()->has_reduction() ||
-      static_shape(out) != output_shape)
-    return {};
-  // Every stage between the convolution and the output must be inlined into the output.
-  std::string bias = std::string(kConv) + ".bias", cast = std::string(kConv) + ".cast",
-              drop = std::string(kConv) + ".k";
-  for (const std::string& name : {bias, cast, drop})
-    if (has_stage(s, name) && s.stage(name).name != stage.name) {
-      if (s.stage(name).attach != schedule::AttachKind::Inline) return {};
-    }
-  return reads_through_inlined(s, *stage.op, *s.stage_of(conv.op().get())) ? out : te::Tensor();
 }
 
 void schedule_conv(const OpContext& ctx, schedule::Schedule& s,

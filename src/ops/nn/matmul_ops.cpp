@@ -183,6 +183,7 @@ MatmulShape matmul_add_shape(const OpContext& ctx) {
 OpDef matmul_add_def() {
   OpDef def;
   def.name = "MatMulAdd";
+  def.domain = "tessel";
   def.since_version = 1;
   def.pattern = PatternKind::OutFusable;
   def.infer = [](const OpContext& ctx) {

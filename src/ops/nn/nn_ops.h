@@ -11,6 +11,8 @@ void register_matmul_ops(OpRegistry& registry);
 void register_einsum_op(OpRegistry& registry);
 /// Conv, ConvTranspose.
 void register_conv_ops(OpRegistry& registry);
+/// tessel's blocked-layout operators: LayoutToNCHWc, LayoutFromNCHWc, Conv2dNCHWc.
+void register_layout_ops(OpRegistry& registry);
 /// MaxPool, AveragePool, LpPool and their global forms.
 void register_pool_ops(OpRegistry& registry);
 /// MaxUnpool.

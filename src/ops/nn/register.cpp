@@ -7,6 +7,7 @@ void register_nn_ops(OpRegistry& registry) {
   nn::register_matmul_ops(registry);
   nn::register_einsum_op(registry);
   nn::register_conv_ops(registry);
+  nn::register_layout_ops(registry);
   nn::register_pool_ops(registry);
   nn::register_max_unpool_op(registry);
   nn::register_quantize_ops(registry);

@@ -7,6 +7,7 @@
 
 #include "driver/build.h"
 #include "ops/conv2d.h"
+#include "ops/conv2d_nchwc.h"
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
@@ -100,6 +101,81 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dE2E,
                                   std::to_string(p.k) + "_r" + std::to_string(p.r) + "_s" +
                                   std::to_string(p.stride) + "_p" + std::to_string(p.pad);
                          });
+
+struct NchwcConvCase {
+  int64_t c, hw, k, r, stride, pad;
+  int64_t in_block;  ///< 0: NCHW data
+  int64_t block;
+  bool depthwise;
+};
+
+/// [C, H*W] NCHW values in [ceil(C/x), H*W, x] blocks, padding channels `fill`.
+Floats to_blocks(const Floats& nchw, int64_t c, int64_t hw, int64_t x, float fill) {
+  int64_t blocks = (c + x - 1) / x;
+  Floats out(blocks * hw * x, fill);
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t p = 0; p < hw; ++p) out[(ch / x * hw + p) * x + ch % x] = nchw[ch * hw + p];
+  return out;
+}
+
+class Conv2dNchwcE2E : public ::testing::TestWithParam<NchwcConvCase> {};
+
+TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
+  NchwcConvCase p = GetParam();
+  int64_t out = (p.hw + 2 * p.pad - p.r) / p.stride + 1;
+  int64_t wc = p.depthwise ? 1 : p.c;
+  te::Tensor x = p.in_block == 0
+                     ? te::placeholder({1, p.c, p.hw, p.hw}, ir::DataType::Float(32), "data")
+                     : te::placeholder({1, (p.c + p.in_block - 1) / p.in_block, p.hw, p.hw,
+                                        p.in_block},
+                                       ir::DataType::Float(32), "data");
+  te::Tensor w = te::placeholder({p.k, wc, p.r, p.r}, ir::DataType::Float(32), "weight");
+  te::Tensor y = ops::conv2d_nchwc(x, w, {p.stride, p.pad, p.block, p.depthwise}, "conv");
+  schedule::Schedule s({y});
+  ops::schedule_conv2d_nchwc_cpu(s, y);
+  driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
+
+  Floats data = ops::reference::random_values(p.c * p.hw * p.hw, 41);
+  Floats weight = ops::reference::random_values(p.k * wc * p.r * p.r, 42);
+  int64_t out_blocks = (p.k + p.block - 1) / p.block;
+  // Padding channels of blocked data hold zeros, as the layout guarantees.
+  std::vector<Floats> bufs = {
+      p.in_block == 0 ? data : to_blocks(data, p.c, p.hw * p.hw, p.in_block, 0.0f), weight,
+      Floats(out_blocks * out * out * p.block, -7.0f)};
+  kernel.run(pointers(bufs));
+
+  // Depthwise: the full convolution by a weight that is zero off the diagonal.
+  Floats full = weight;
+  if (p.depthwise) {
+    full.assign(p.k * p.c * p.r * p.r, 0.0f);
+    for (int64_t ch = 0; ch < p.c; ++ch)
+      for (int64_t t = 0; t < p.r * p.r; ++t)
+        full[(ch * p.c + ch) * p.r * p.r + t] = weight[ch * p.r * p.r + t];
+  }
+  Floats expected = ops::reference::conv2d_nchw(data, full, 1, p.c, p.hw, p.hw, p.k, p.r, p.r,
+                                                p.stride, p.pad);
+  Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
+  EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-5, 1e-5), 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2dNchwcE2E,
+    ::testing::Values(NchwcConvCase{3, 9, 16, 3, 2, 1, 0, 16, false},   // NCHW image stem
+                      NchwcConvCase{16, 7, 16, 3, 1, 1, 16, 16, false},  // blocked in and out
+                      NchwcConvCase{8, 6, 24, 1, 1, 0, 8, 8, false},     // 1x1, blocks of 8
+                      NchwcConvCase{12, 8, 20, 3, 2, 1, 8, 16, false},   // partial blocks
+                      NchwcConvCase{5, 11, 9, 5, 1, 2, 0, 8, false},     // 5x5, partial out
+                      NchwcConvCase{16, 9, 16, 3, 1, 1, 16, 16, true},   // depthwise
+                      NchwcConvCase{24, 10, 24, 3, 2, 1, 16, 16, true},  // depthwise, strided,
+                                                                         // partial block
+                      NchwcConvCase{8, 5, 8, 5, 1, 2, 8, 8, true}),
+    [](const auto& info) {
+      const NchwcConvCase& p = info.param;
+      return std::string(p.depthwise ? "dw" : "conv") + "_c" + std::to_string(p.c) + "_hw" +
+             std::to_string(p.hw) + "_k" + std::to_string(p.k) + "_r" + std::to_string(p.r) +
+             "_s" + std::to_string(p.stride) + "_p" + std::to_string(p.pad) + "_in" +
+             std::to_string(p.in_block) + "_x" + std::to_string(p.block);
+    });
 
 class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};
 

@@ -1,0 +1,166 @@
+// Conv2d in the blocked channel layout NCHW[x]c: compute (padding and weight-packing
+// stages) and the direct CPU schedule.
+#include "ops/conv2d_nchwc.h"
+
+#include "ops/conv2d.h"
+#include "ops/cpu_features.h"
+#include "support/error.h"
+
+namespace tessel::ops {
+namespace {
+
+int64_t const_dim(const te::Tensor& t, int d) {
+  const int64_t* v = ir::as_const_int(t.shape()[d]);
+  if (!v) TESSEL_USER_ERROR("conv2d_nchwc: dimension ", d, " of '", t.name(), "' must be a constant");
+  return *v;
+}
+
+/// `data` padded by `pad` zeros on both sides of its dimensions 2 and 3 (H and W, in either
+/// layout); `data` itself for an unpadded input tensor, read in place.
+te::Tensor padded_data(const te::Tensor& data, int64_t pad, const std::string& name) {
+  if (pad == 0 && data.op()->is_placeholder()) return data;
+  int64_t h = const_dim(data, 2), w = const_dim(data, 3);
+  std::vector<ir::Expr> shape = data.shape();
+  shape[2] = h + 2 * pad;
+  shape[3] = w + 2 * pad;
+  std::vector<std::string> names = {"n", "c", "h", "w"};
+  if (data.ndim() == 5) names.push_back("ci");
+  return te::compute(
+      shape,
+      [&](const std::vector<te::Var>& index) {
+        std::vector<ir::Expr> at(index.begin(), index.end());
+        ir::Expr y = at[2] - pad, x = at[3] - pad;
+        ir::Expr inside = y >= 0 && y < h && x >= 0 && x < w;
+        // Select evaluates both arms: the load is clamped into the data.
+        at[2] = ir::max(ir::min(y, h - 1), 0);
+        at[3] = ir::max(ir::min(x, w - 1), 0);
+        return ir::select(inside, data(at), ir::make_const(data.dtype(), 0));
+      },
+      name + ".pad", names);
+}
+
+}  // namespace
+
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
+                        const Conv2dNchwcParams& p, const std::string& name) {
+  bool blocked = data.ndim() == 5;
+  if ((data.ndim() != 4 && !blocked) || weight.ndim() != 4)
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': data must be 4-d or 5-d and weight 4-d, got ",
+                      data.ndim(), "-d and ", weight.ndim(), "-d");
+  int64_t n = const_dim(data, 0), blocks_in = const_dim(data, 1), h = const_dim(data, 2),
+          w = const_dim(data, 3), in_block = blocked ? const_dim(data, 4) : 1;
+  int64_t k = const_dim(weight, 0), r = const_dim(weight, 2), s = const_dim(weight, 3);
+  int64_t c = p.depthwise ? k : const_dim(weight, 1);
+  if (p.depthwise && (const_dim(weight, 1) != 1 || !blocked || in_block != p.block))
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': a depthwise convolution takes weight "
+                      "[C, 1, R, S] and data blocked by ", p.block);
+  if ((c + in_block - 1) / in_block != blocks_in)
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': data has ", blocks_in, " blocks of ", in_block,
+                      " channels, the weight expects ", c, " channels");
+  if (p.stride <= 0 || p.pad < 0 || p.block <= 0)
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': stride and block must be positive and pad "
+                      "non-negative, got ", p.stride, ", ", p.block, " and ", p.pad);
+  int64_t oh = (h + 2 * p.pad - r) / p.stride + 1;
+  int64_t ow = (w + 2 * p.pad - s) / p.stride + 1;
+  if (oh <= 0 || ow <= 0)
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': a ", r, "x", s, " kernel does not fit a ", h,
+                      "x", w, " input padded by ", p.pad);
+
+  te::Tensor padded = padded_data(data, p.pad, name);
+  int64_t block = p.block, blocks = (k + block - 1) / block;
+  ir::Expr zero = ir::make_const(weight.dtype(), 0);
+  te::IterVar ry = te::reduce_axis(r, "ry");
+  te::IterVar rx = te::reduce_axis(s, "rx");
+  std::vector<ir::Expr> out_shape = {n, blocks, oh, ow, block};
+  std::vector<std::string> out_names = {"n", "kb", "oh", "ow", "kk"};
+
+  if (p.depthwise) {
+    te::Tensor packed = te::compute(
+        {blocks, r, s, block},
+        [&](te::Var kb, te::Var y, te::Var x, te::Var kk) {
+          ir::Expr ch = kb * block + kk;
+          return ir::select(ch < k, weight(ir::min(ch, k - 1), 0, y, x), zero);
+        },
+        name + ".packed", {"kb", "ry", "rx", "kk"});
+    return te::compute(
+        out_shape,
+        [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
+          return te::sum(padded(b, kb, y * p.stride + ry.var, x * p.stride + rx.var, kk) *
+                             packed(kb, ry.var, rx.var, kk),
+                         {ry, rx});
+        },
+        name, out_names);
+  }
+
+  te::Tensor packed = te::compute(
+      {blocks, blocks_in, r, s, in_block, block},
+      [&](const std::vector<te::Var>& i) {
+        ir::Expr oc = i[0] * block + i[5], ic = i[1] * in_block + i[4];
+        return ir::select(oc < k && ic < c,
+                          weight(ir::min(oc, k - 1), ir::min(ic, c - 1), i[2], i[3]), zero);
+      },
+      name + ".packed", {"kb", "cb", "ry", "rx", "ci", "kk"});
+  te::IterVar rco = te::reduce_axis(blocks_in, "rco");
+  std::vector<te::IterVar> reduce = {rco, ry, rx};
+  te::IterVar rci;
+  if (blocked) {
+    rci = te::reduce_axis(in_block, "rci");
+    reduce.push_back(rci);
+  }
+  return te::compute(
+      out_shape,
+      [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
+        std::vector<ir::Expr> at = {b, rco.var, y * p.stride + ry.var, x * p.stride + rx.var};
+        ir::Expr ci = ir::make_const(ir::DataType::Int(64), 0);
+        if (blocked) {
+          at.push_back(rci.var);
+          ci = rci.var;
+        }
+        return te::sum(padded(at) * packed(kb, rco.var, ry.var, rx.var, ci, kk), reduce);
+      },
+      name, out_names);
+}
+
+void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
+                               const te::Tensor& epilogue) {
+  const te::Tensor& padded = out.op()->inputs.at(0);
+  const te::Tensor& packed = out.op()->inputs.at(1);
+  bool depthwise = packed.ndim() == 4;
+  int64_t block = *ir::as_const_int(out.shape()[4]);
+  int64_t vectors = std::max<int64_t>(1, block / host_float_lanes());
+  te::Tensor acc = s.cache_write(out, "local");
+  // With an epilogue, each tile goes from the registers through the epilogue to memory.
+  // (Inlining rebuilds the epilogue's operation: it is named by its stage from here on.)
+  std::string tiled = s.stage(out).name;
+  if (epilogue.defined() && epilogue.op().get() != out.op().get()) {
+    tiled = s.stage(epilogue).name;
+    s.compute_inline(out);
+  }
+  std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
+  int64_t tile_ow = fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors);
+  auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
+  std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], axes[1]), axes[2]);
+  s.parallel(tiled, outer);
+  s.unroll(tiled, owi);
+  s.vectorize(tiled, axes[4]);
+
+  s.compute_at(acc, tiled, owo);
+  if (depthwise)
+    s.reorder(acc, {"ry", "rx", "n", "kb", "oh", "ow", "kk"});
+  else if (padded.ndim() == 5)
+    s.reorder(acc, {"rco", "ry", "rx", "rci", "n", "kb", "oh", "ow", "kk"});
+  else
+    s.reorder(acc, {"rco", "ry", "rx", "n", "kb", "oh", "ow", "kk"});
+  s.unroll(acc, "ow");
+  s.vectorize(acc, "kk");
+
+  if (!s.stage(padded).is_placeholder()) {
+    std::vector<std::string> pad_loops = s.stage(padded).leaves;
+    s.parallel(padded, s.fuse(padded, pad_loops[0], pad_loops[1]));
+    s.vectorize(padded, pad_loops.back());
+  }
+  // Packing, unless the compiler folded it (constant weights).
+  if (!s.stage(packed).is_placeholder()) s.vectorize(packed, s.stage(packed).leaves.back());
+}
+
+}  // namespace tessel::ops

@@ -1,0 +1,46 @@
+// 2-d convolution in the blocked channel layout NCHW[x]c: data and output are
+// [N, C/x, H, W, x] (channels in blocks of x, the last block padded with zeros), so that a
+// register tile of output channels is stored with whole vectors. Its tensor expression and
+// its CPU schedule; the graph pass passes::convert_conv_layout places these convolutions
+// and the layout changes around them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "schedule/schedule.h"
+#include "te/compute.h"
+
+namespace tessel::ops {
+
+struct Conv2dNchwcParams {
+  int64_t stride = 1;
+  int64_t pad = 0;
+  /// Output channels per block (x of the output layout).
+  int64_t block = 16;
+  /// One filter per channel (weight [C, 1, R, S]); the data must then be blocked by `block`.
+  bool depthwise = false;
+};
+
+/// The convolution of `data` ([N, C, H, W], or blocked [N, ceil(C/xi), H, W, xi]) by
+/// `weight` ([K, C, R, S] in ONNX's layout) into [N, ceil(K/x), OH, OW, x]:
+///   out[n, kb, oh, ow, kk] = sum_{c, ry, rx} data[n, c, oh*stride + ry - pad,
+///                                               ow*stride + rx - pad] * weight[kb*x + kk, c, ry, rx]
+/// (depthwise: the sum over ry, rx of channel kb*x + kk only). The channels past K are zero.
+/// Stages: "<name>.pad" (zero padding; none for an unpadded input tensor), "<name>.packed"
+/// (the weights in [K/x][C/xi][R][S][xi][x] blocks, depthwise [C/x][R][S][x], padding
+/// channels zero: evaluated by the compiler when the weights are constant) and `name`.
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
+                        const Conv2dNchwcParams& p, const std::string& name = "conv");
+
+/// Register tiles of one block of output channels x fitted_conv_tile_ow columns of one
+/// output row, accumulated over the input channels and the kernel window with the block
+/// in vectors and each input element broadcast (depthwise: the input read as vectors of
+/// channels), then stored as whole vectors. Tiles run in parallel over (n, block, row).
+/// An `epilogue` (an output of out's shape reading out element by element, the stages
+/// between inlined: bias, residual add, activation) is computed per tile from the
+/// registers, and `out` is never stored.
+void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
+                               const te::Tensor& epilogue = {});
+
+}  // namespace tessel::ops

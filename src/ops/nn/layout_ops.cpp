@@ -1,0 +1,189 @@
+// tessel's operators of the blocked channel layout NCHW[x]c (domain "tessel"), placed by
+// passes::convert_conv_layout:
+//  - LayoutToNCHWc (block x): [N, C, H, W] -> [N, ceil(C/x), H, W, x], padding channels zero;
+//  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
+//  - Conv2dNCHWc (stride, pad, block, depthwise): a 2-d float32 convolution from NCHW or
+//    NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an optional bias [K]; its
+//    padding channels are zero.
+#include "ops/conv2d_nchwc.h"
+#include "ops/nn/conv.h"
+#include "ops/nn/nn_ops.h"
+#include "ops/op_util.h"
+
+namespace tessel::ops::nn {
+namespace {
+
+using graph::AttrKind;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A required positive integer attribute.
+int64_t positive_attr(const OpContext& ctx, const char* name) {
+  int64_t v = ctx.attr_int(name);
+  if (v <= 0) ctx.fail("attribute '" + std::string(name) + "' is " + std::to_string(v) +
+                       "; must be positive");
+  return v;
+}
+
+// ---- LayoutToNCHWc ----------------------------------------------------------------------
+
+std::vector<int64_t> to_nchwc_shape(const OpContext& ctx) {
+  std::vector<int64_t> x = ctx.input_shape(0);
+  if (x.size() != 4) ctx.fail("input " + shape_text(x) + " must be [N, C, H, W]");
+  int64_t block = positive_attr(ctx, "block");
+  return {x[0], ceil_div(x[1], block), x[2], x[3], block};
+}
+
+OpDef to_nchwc_def() {
+  OpDef def;
+  def.name = "LayoutToNCHWc";
+  def.domain = "tessel";
+  def.attributes = {{"block", AttrKind::Int, std::nullopt, true}};
+  def.pattern = PatternKind::Injective;
+  def.infer = [](const OpContext& ctx) {
+    return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, to_nchwc_shape(ctx))};
+  };
+  def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
+    int64_t channels = ctx.input_shape(0)[1], block = ctx.attr_int("block");
+    const te::Tensor& x = in[0];
+    return std::vector{te::compute(
+        shape_exprs(to_nchwc_shape(ctx)),
+        [&](te::Var n, te::Var cb, te::Var h, te::Var w, te::Var ci) {
+          ir::Expr c = cb * block + ci;
+          return ir::select(c < channels, x(n, ir::min(c, channels - 1), h, w),
+                            ir::make_const(x.dtype(), 0));
+        },
+        "to_nchwc", {"n", "cb", "h", "w", "ci"})};
+  };
+  return def;
+}
+
+// ---- LayoutFromNCHWc --------------------------------------------------------------------
+
+std::vector<int64_t> from_nchwc_shape(const OpContext& ctx) {
+  std::vector<int64_t> x = ctx.input_shape(0);
+  if (x.size() != 5) ctx.fail("input " + shape_text(x) + " must be [N, C/x, H, W, x]");
+  int64_t channels = positive_attr(ctx, "channels");
+  if (ceil_div(channels, x[4]) != x[1])
+    ctx.fail("attribute 'channels' is " + std::to_string(channels) + " but the input " +
+             shape_text(x) + " holds " + std::to_string(x[1]) + " blocks of " +
+             std::to_string(x[4]));
+  return {x[0], channels, x[2], x[3]};
+}
+
+OpDef from_nchwc_def() {
+  OpDef def;
+  def.name = "LayoutFromNCHWc";
+  def.domain = "tessel";
+  def.attributes = {{"channels", AttrKind::Int, std::nullopt, true}};
+  def.pattern = PatternKind::Injective;
+  def.infer = [](const OpContext& ctx) {
+    return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, from_nchwc_shape(ctx))};
+  };
+  def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
+    int64_t block = ctx.input_shape(0)[4];
+    const te::Tensor& x = in[0];
+    return std::vector{te::compute(
+        shape_exprs(from_nchwc_shape(ctx)),
+        [&](te::Var n, te::Var c, te::Var h, te::Var w) { return x(n, c / block, h, w, c % block); },
+        "from_nchwc", {"n", "c", "h", "w"})};
+  };
+  return def;
+}
+
+// ---- Conv2dNCHWc ------------------------------------------------------------------------
+
+struct NchwcConv {
+  Conv2dNchwcParams params;
+  int64_t out_channels = 0;
+  std::vector<int64_t> output;
+};
+
+NchwcConv nchwc_conv(const OpContext& ctx) {
+  check_dtype(ctx, 0, {ir::DataType::Float(32)});
+  for (size_t i : {size_t{1}, size_t{2}})
+    if (ctx.has_input(i) && ctx.input_type(i).dtype != ctx.input_type(0).dtype)
+      ctx.fail("input " + std::to_string(i) + " has element type " +
+               ctx.input_type(i).dtype.to_string() + "; the data has float32");
+  std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
+  if ((x.size() != 4 && x.size() != 5) || w.size() != 4)
+    ctx.fail("data " + shape_text(x) + " must be [N, C, H, W] or [N, C/x, H, W, x] and weight " +
+             shape_text(w) + " [K, C, R, S]");
+  NchwcConv conv;
+  Conv2dNchwcParams& p = conv.params;
+  p.stride = positive_attr(ctx, "stride");
+  p.block = positive_attr(ctx, "block");
+  p.pad = ctx.attr_int("pad");
+  p.depthwise = ctx.attr_int("depthwise") != 0;
+  if (p.pad < 0) ctx.fail("attribute 'pad' is " + std::to_string(p.pad) + "; must be >= 0");
+  int64_t in_block = x.size() == 5 ? x[4] : 1;
+  int64_t channels = p.depthwise ? w[0] : w[1];
+  if (p.depthwise && (w[1] != 1 || in_block != p.block))
+    ctx.fail("a depthwise convolution takes weight [C, 1, R, S] (got " + shape_text(w) +
+             ") and data blocked by 'block' (got " + shape_text(x) + ")");
+  if (ceil_div(channels, in_block) != x[1])
+    ctx.fail("data " + shape_text(x) + " does not hold the " + std::to_string(channels) +
+             " input channels of weight " + shape_text(w));
+  int64_t oh = (x[2] + 2 * p.pad - w[2]) / p.stride + 1, ow = (x[3] + 2 * p.pad - w[3]) / p.stride + 1;
+  if (x[2] + 2 * p.pad < w[2] || x[3] + 2 * p.pad < w[3])
+    ctx.fail("kernel " + shape_text(w) + " does not fit data " + shape_text(x) + " padded by " +
+             std::to_string(p.pad));
+  conv.out_channels = w[0];
+  check_channel_input(ctx, 2, w[0], "bias B");
+  conv.output = {x[0], ceil_div(w[0], p.block), oh, ow, p.block};
+  return conv;
+}
+
+std::vector<te::Tensor> nchwc_conv_compute(const OpContext& ctx, const std::vector<te::Tensor>& in) {
+  NchwcConv shape = nchwc_conv(ctx);
+  te::Tensor y = conv2d_nchwc(in[0], in[1], shape.params, kConvStage);
+  if (in.size() < 3 || !in[2].defined()) return {y};
+  // The bias in blocks (zero past the channels): evaluated by the compiler when constant.
+  const te::Tensor& bias = in[2];
+  int64_t k = shape.out_channels, block = shape.params.block;
+  te::Tensor packed = te::compute(
+      {shape.output[1], block},
+      [&](te::Var kb, te::Var kk) {
+        ir::Expr c = kb * block + kk;
+        return ir::select(c < k, bias(ir::min(c, k - 1)), ir::make_const(bias.dtype(), 0));
+      },
+      std::string(kConvStage) + ".bias_packed", {"kb", "kk"});
+  return {te::compute(
+      y.shape(),
+      [&](te::Var n, te::Var kb, te::Var h, te::Var w, te::Var kk) {
+        return y(n, kb, h, w, kk) + packed(kb, kk);
+      },
+      std::string(kConvStage) + ".bias", {"n", "kb", "oh", "ow", "kk"})};
+}
+
+OpDef nchwc_conv_def() {
+  OpDef def;
+  def.name = "Conv2dNCHWc";
+  def.domain = "tessel";
+  def.attributes = {{"block", AttrKind::Int, std::nullopt, true},
+                    {"depthwise", AttrKind::Int, graph::Attribute::of_int(0)},
+                    {"pad", AttrKind::Int, graph::Attribute::of_int(0)},
+                    {"stride", AttrKind::Int, graph::Attribute::of_int(1)}};
+  def.pattern = PatternKind::OutFusable;
+  def.infer = [](const OpContext& ctx) {
+    return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, nchwc_conv(ctx).output)};
+  };
+  def.compute = nchwc_conv_compute;
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
+                    const std::vector<te::Tensor>& outputs) {
+    te::Tensor conv = s.tensor(kConvStage);
+    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, nchwc_conv(ctx).output, outputs));
+    schedule_generic(s, outputs);
+  };
+  return def;
+}
+
+}  // namespace
+
+void register_layout_ops(OpRegistry& registry) {
+  registry.add(to_nchwc_def());
+  registry.add(from_nchwc_def());
+  registry.add(nchwc_conv_def());
+}
+
+}  // namespace tessel::ops::nn

@@ -1,0 +1,247 @@
+// convert_conv_layout: a walk over the nodes in order that keeps, per source value, its
+// blocked form in the new graph (see convert_conv_layout.h).
+#include "passes/convert_conv_layout.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "executor/node_kernel.h"
+#include "passes/graph_builder.h"
+#include "runtime/ndarray_element.h"
+
+namespace tessel::passes {
+namespace {
+
+/// Channels per block of a tensor of `channels` channels; 0: it stays NCHW.
+int64_t block_for(int64_t channels) {
+  if (channels % 16 == 0) return 16;
+  if (channels % 8 == 0) return 8;
+  return 0;
+}
+
+bool is_onnx(const graph::Node& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
+
+bool is_static_float(const graph::Value* v, int rank) {
+  return v && v->type.dtype == ir::DataType::Float(32) && v->type.rank() == rank &&
+         v->type.has_static_shape();
+}
+
+/// `name` of `node`: all its values equal to `expected` (true when absent).
+bool ints_all(const graph::Node& node, const char* name, int64_t expected, size_t count) {
+  const graph::Attribute* a = node.attribute(name);
+  if (!a) return true;
+  if (a->ints.size() != count) return false;
+  for (int64_t v : a->ints)
+    if (v != expected) return false;
+  return true;
+}
+
+struct BlockedConv {
+  int64_t stride = 1, pad = 0, block = 0;
+  bool depthwise = false;
+};
+
+/// How `node` runs blocked, when it is a Conv that can.
+std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
+  if (node.op_type != "Conv" || !is_onnx(node) || node.inputs.size() < 2 ||
+      !is_static_float(node.inputs[0], 4) || !is_static_float(node.inputs[1], 4) ||
+      !is_static_float(node.outputs[0], 4))
+    return std::nullopt;
+  if (node.inputs.size() > 2 && node.inputs[2] && !is_static_float(node.inputs[2], 1))
+    return std::nullopt;
+  const graph::Attribute* auto_pad = node.attribute("auto_pad");
+  if (auto_pad && auto_pad->s != "NOTSET") return std::nullopt;
+  std::vector<int64_t> x = node.inputs[0]->type.shape(), w = node.inputs[1]->type.shape(),
+                       y = node.outputs[0]->type.shape();
+  BlockedConv conv;
+  if (const graph::Attribute* strides = node.attribute("strides"))
+    conv.stride = strides->ints.empty() ? 1 : strides->ints[0];
+  if (const graph::Attribute* pads = node.attribute("pads"))
+    conv.pad = pads->ints.empty() ? 0 : pads->ints[0];
+  if (!ints_all(node, "strides", conv.stride, 2) || !ints_all(node, "pads", conv.pad, 4) ||
+      !ints_all(node, "dilations", 1, 2))
+    return std::nullopt;
+  for (int d = 0; d < 2; ++d)
+    if (y[2 + d] != (x[2 + d] + 2 * conv.pad - w[2 + d]) / conv.stride + 1) return std::nullopt;
+  const graph::Attribute* group = node.attribute("group");
+  int64_t groups = group ? group->i : 1;
+  conv.depthwise = groups != 1;
+  if (conv.depthwise && (groups != x[1] || groups != w[0] || w[1] != 1)) return std::nullopt;
+  conv.block = block_for(w[0]);
+  if (conv.block == 0) return std::nullopt;
+  return conv;
+}
+
+/// Whether the constant scalar input `i` of `node` (absent: `absent_ok`) satisfies `ok`.
+bool scalar_input(const graph::Node& node, size_t i, bool (*ok)(double)) {
+  if (i >= node.inputs.size() || !node.inputs[i]) return true;
+  const graph::Value* v = node.inputs[i];
+  return v->is_constant() && v->type.num_elements() == 1 &&
+         ok(runtime::element_as_double(*v->constant, 0));
+}
+
+/// Whether element-wise `node` keeps zero at zero (so padding channels stay zero), its
+/// other inputs aside.
+bool keeps_zero(const graph::Node& node) {
+  static const std::set<std::string> unary = {"Relu", "LeakyRelu", "Tanh", "HardSwish"};
+  if (unary.count(node.op_type)) return node.inputs.size() == 1;
+  if (node.op_type == "Clip") {
+    const graph::Attribute* lo = node.attribute("min");
+    const graph::Attribute* hi = node.attribute("max");
+    return (!lo || lo->f <= 0) && (!hi || hi->f >= 0) &&
+           scalar_input(node, 1, [](double v) { return v <= 0; }) &&
+           scalar_input(node, 2, [](double v) { return v >= 0; });
+  }
+  return node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul";
+}
+
+class LayoutConverter {
+ public:
+  explicit LayoutConverter(const graph::Graph& graph) : builder_(graph) {}
+
+  graph::Graph run() {
+    for (const auto& node : builder_.source().nodes()) {
+      if (std::optional<BlockedConv> conv = blocked_conv(*node)) {
+        convert_conv(*node, *conv);
+      } else if (!convert_elementwise(*node) && !convert_pool(*node)) {
+        to_nchw(node->inputs);
+        builder_.copy_node(*node);
+      }
+    }
+    to_nchw(builder_.source().outputs());
+    return builder_.finish();
+  }
+
+ private:
+  static graph::Node tessel_node(const std::string& op, const std::string& name,
+                                 std::vector<graph::Value*> inputs,
+                                 std::map<std::string, graph::Attribute> attributes) {
+    graph::Node node;
+    node.name = name;
+    node.op_type = op;
+    node.domain = executor::kTesselDomain;
+    node.opset = 1;
+    node.attributes = std::move(attributes);
+    node.inputs = std::move(inputs);
+    return node;
+  }
+
+  /// Appends `node` with one new output of `type` named after `hint`; returns the output.
+  graph::Value* add(graph::Node node, const graph::TensorType& type, const std::string& hint) {
+    node.outputs = {builder_.add_value(hint, type)};
+    return builder_.add_node(std::move(node))->outputs[0];
+  }
+
+  /// Runs `node` (one output, of the source graph) on blocked `inputs` with `attributes`:
+  /// its output is blocked.
+  void add_blocked(const graph::Node& node, std::vector<graph::Value*> inputs,
+                   std::map<std::string, graph::Attribute> attributes, int64_t block) {
+    graph::Node copy = node;
+    copy.inputs = std::move(inputs);
+    copy.attributes = std::move(attributes);
+    const graph::Value* y = node.outputs[0];
+    blocked_[y] = add(std::move(copy), blocked_type(y->type, block), y->name + "_nchwc");
+  }
+
+  static graph::TensorType blocked_type(const graph::TensorType& nchw, int64_t block) {
+    std::vector<int64_t> s = nchw.shape();
+    return graph::TensorType::of(nchw.dtype, {s[0], (s[1] + block - 1) / block, s[2], s[3], block});
+  }
+
+  /// The blocked form of source value `v` (NCHW, channels a multiple of 8), made once.
+  graph::Value* blocked(const graph::Value* v) {
+    auto it = blocked_.find(v);
+    if (it != blocked_.end()) return it->second;
+    int64_t block = block_for(v->type.shape()[1]);
+    graph::Node to = tessel_node("LayoutToNCHWc", v->name + ".to_nchwc", {builder_.value(v)},
+                                 {{"block", graph::Attribute::of_int(block)}});
+    return blocked_[v] = add(std::move(to), blocked_type(v->type, block), v->name + "_nchwc");
+  }
+
+  /// Gives each of `vs` that exists only blocked its NCHW form.
+  void to_nchw(const std::vector<graph::Value*>& vs) {
+    for (const graph::Value* v : vs) {
+      auto it = blocked_.find(v);
+      if (!v || it == blocked_.end() || builder_.has_value(v)) continue;
+      graph::Node node =
+          tessel_node("LayoutFromNCHWc", v->name + ".from_nchwc", {it->second},
+                      {{"channels", graph::Attribute::of_int(v->type.shape()[1])}});
+      node.outputs = {builder_.define(v)};
+      builder_.add_node(std::move(node));
+    }
+  }
+
+  void convert_conv(const graph::Node& node, const BlockedConv& conv) {
+    const graph::Value* x = node.inputs[0];
+    graph::Value* data = blocked_.count(x) || block_for(x->type.shape()[1]) != 0
+                             ? blocked(x)
+                             : builder_.value(x);
+    std::vector<graph::Value*> inputs = {data, builder_.value(node.inputs[1])};
+    if (node.inputs.size() > 2 && node.inputs[2]) inputs.push_back(builder_.value(node.inputs[2]));
+    graph::Node blocked_conv = tessel_node("Conv2dNCHWc", node.name, {}, {});
+    blocked_conv.outputs = node.outputs;
+    add_blocked(blocked_conv, inputs,
+                {{"stride", graph::Attribute::of_int(conv.stride)},
+                 {"pad", graph::Attribute::of_int(conv.pad)},
+                 {"block", graph::Attribute::of_int(conv.block)},
+                 {"depthwise", graph::Attribute::of_int(conv.depthwise ? 1 : 0)}},
+                conv.block);
+  }
+
+  /// Runs element-wise `node` on blocked inputs when they all are blocked, of one shape.
+  bool convert_elementwise(const graph::Node& node) {
+    if (!is_onnx(node) || !keeps_zero(node) || node.outputs.size() != 1) return false;
+    size_t data_inputs = node.op_type == "Clip" ? 1 : node.inputs.size();
+    const graph::Value* y = node.outputs[0];
+    std::vector<graph::Value*> inputs;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const graph::Value* in = node.inputs[i];
+      if (i >= data_inputs) {
+        inputs.push_back(in ? builder_.value(in) : nullptr);
+        continue;
+      }
+      auto it = blocked_.find(in);
+      if (it == blocked_.end() || in->type.dims != y->type.dims ||
+          (!inputs.empty() && it->second->type.dims != inputs[0]->type.dims))
+        return false;
+      inputs.push_back(it->second);
+    }
+    add_blocked(node, inputs, node.attributes, inputs[0]->type.shape()[4]);
+    return true;
+  }
+
+  /// Runs a 2-d MaxPool or AveragePool of a blocked tensor as the 3-d pool of the blocked
+  /// tensor whose window spans one channel of a block (a pool of zeros is zero).
+  bool convert_pool(const graph::Node& node) {
+    if (!is_onnx(node) || (node.op_type != "MaxPool" && node.op_type != "AveragePool") ||
+        node.inputs.size() != 1 || node.outputs.size() != 1)
+      return false;
+    auto it = blocked_.find(node.inputs[0]);
+    const graph::Attribute* kernel = node.attribute("kernel_shape");
+    const graph::Attribute* auto_pad = node.attribute("auto_pad");
+    if (it == blocked_.end() || !kernel || kernel->ints.size() != 2 ||
+        (auto_pad && auto_pad->s != "NOTSET"))
+      return false;
+    std::map<std::string, graph::Attribute> attributes = node.attributes;
+    for (const char* name : {"kernel_shape", "strides", "dilations"})
+      if (auto a = attributes.find(name); a != attributes.end()) a->second.ints.push_back(1);
+    if (auto pads = attributes.find("pads"); pads != attributes.end()) {
+      std::vector<int64_t>& p = pads->second.ints;
+      if (p.size() != 4) return false;
+      p = {p[0], p[1], 0, p[2], p[3], 0};
+    }
+    add_blocked(node, {it->second}, std::move(attributes), it->second->type.shape()[4]);
+    return true;
+  }
+
+  GraphBuilder builder_;
+  /// Source value -> its blocked form in the new graph.
+  std::map<const graph::Value*, graph::Value*> blocked_;
+};
+
+}  // namespace
+
+graph::Graph convert_conv_layout(const graph::Graph& graph) { return LayoutConverter(graph).run(); }
+
+}  // namespace tessel::passes

@@ -1,0 +1,28 @@
+// convert_conv_layout: runs 2-d float32 convolutions in the blocked channel layout
+// NCHW[x]c and places the layout changes around them.
+//
+// Each Conv that fits (2-d, float32, static shapes, no dilation, equal strides, the same
+// pad on every side, one group or depthwise, output channels a multiple of 8) becomes a
+// tessel.Conv2dNCHWc whose output is blocked by x = 16 (x = 8 when 16 does not divide the
+// channels). Element-wise operators that keep zero at zero (Relu, LeakyRelu, Tanh,
+// HardSwish, Clip around zero; Add, Sub, Mul of two blocked tensors of one shape) run on
+// blocked tensors as they are, and 2-d MaxPool and AveragePool as 3-d pools whose window
+// spans one channel of a block, so the padding channels stay zero. A blocked tensor goes
+// back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
+// it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution
+// first reads it, unless its channels are not a multiple of 8 (the first convolution of an
+// image model): the convolution then reads NCHW directly. So a chain of convolutions and
+// element-wise operators keeps the blocked layout throughout, and transforms that would
+// cancel are never made.
+//
+// Guarantees: graph inputs and outputs keep their names and NCHW types; results are
+// unchanged.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace tessel::passes {
+
+graph::Graph convert_conv_layout(const graph::Graph& graph);
+
+}  // namespace tessel::passes

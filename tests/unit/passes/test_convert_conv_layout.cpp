@@ -1,0 +1,153 @@
+// convert_conv_layout: convolutions and the element-wise operators between them in the
+// blocked layout NCHW[x]c, the layout changes placed once each, results unchanged.
+#include "passes/convert_conv_layout.h"
+#include "passes/infer_types.h"
+#include "passes_test_util.h"
+
+namespace tessel::passes {
+namespace {
+
+using namespace testing;
+
+Attributes conv_attrs(int64_t pad, int64_t stride = 1, int64_t group = 1) {
+  return {{"pads", Attribute::of_ints({pad, pad, pad, pad})},
+          {"strides", Attribute::of_ints({stride, stride})},
+          {"group", Attribute::of_int(group)}};
+}
+
+/// `g` typed and converted; the typed result is checked against `g` on random inputs.
+graph::Graph converted(const graph::Graph& g) {
+  graph::Graph typed = infer_types(g);
+  graph::Graph result = infer_types(convert_conv_layout(typed));
+  expect_same_results(typed, result);
+  return result;
+}
+
+TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 6, 6});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3}), t.random("b1", {16})},
+                         conv_attrs(1));
+  graph::Value* r = t.op("Relu", "r", {a});
+  graph::Value* c = t.op("Conv", "c", {r, t.random("w2", {16, 16, 3, 3})}, conv_attrs(1));
+  graph::Value* s = t.op("Add", "s", {c, x});
+  t.output(t.op("Relu", "y", {s}));
+  EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
+  input %x: float32[1, 16, 6, 6]
+  const %w1: float32[16, 16, 3, 3]
+  const %b1: float32[16]
+  const %w2: float32[16, 16, 3, 3]
+  %x_nchwc = tessel.LayoutToNCHWc(%x) {block = 16}
+  %a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1, %b1) {block = 16, depthwise = 0, pad = 1, stride = 1}
+  %r_nchwc = Relu(%a_nchwc)
+  %c_nchwc = tessel.Conv2dNCHWc(%r_nchwc, %w2) {block = 16, depthwise = 0, pad = 1, stride = 1}
+  %s_nchwc = Add(%c_nchwc, %x_nchwc)
+  %y_nchwc = Relu(%s_nchwc)
+  %y = tessel.LayoutFromNCHWc(%y_nchwc) {channels = 16}
+  output %y: float32[1, 16, 6, 6]
+)");
+}
+
+TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) {
+  // An image stem: 3 channels (not blocked), then a strided conv to 24 channels (blocks of
+  // 8), a Clip around zero, a depthwise conv, and an NCHW reader in between.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 3, 9, 9});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {24, 3, 3, 3})}, conv_attrs(1, 2));
+  graph::Value* k = t.op("Clip", "k", {a, t.scalar("lo", 0), t.scalar("hi", 6)});
+  t.output(t.op("GlobalAveragePool", "pool", {k}));
+  t.output(t.op("Conv", "d", {k, t.random("w2", {24, 1, 3, 3})}, conv_attrs(1, 1, 24)));
+  EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
+  input %x: float32[1, 3, 9, 9]
+  const %w1: float32[24, 3, 3, 3]
+  const %lo: float32[]
+  const %hi: float32[]
+  const %w2: float32[24, 1, 3, 3]
+  %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = 8, depthwise = 0, pad = 1, stride = 2}
+  %k_nchwc = Clip(%a_nchwc, %lo, %hi)
+  %k = tessel.LayoutFromNCHWc(%k_nchwc) {channels = 24}
+  %pool = GlobalAveragePool(%k)
+  %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = 8, depthwise = 1, pad = 1, stride = 1}
+  %d = tessel.LayoutFromNCHWc(%d_nchwc) {channels = 24}
+  output %pool: float32[1, 24, 1, 1]
+  output %d: float32[1, 24, 5, 5]
+)");
+}
+
+TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
+  // ResNet's stem: a 7x7 strided conv, ReLU, a padded 3x3 MaxPool, then a conv.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 3, 12, 12});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 3, 7, 7})}, conv_attrs(3, 2));
+  graph::Value* r = t.op("Relu", "r", {a});
+  graph::Value* m = t.op("MaxPool", "m", {r},
+                         {{"kernel_shape", Attribute::of_ints({3, 3})},
+                          {"pads", Attribute::of_ints({1, 1, 1, 1})},
+                          {"strides", Attribute::of_ints({2, 2})}});
+  graph::Value* v = t.op("AveragePool", "v", {m},
+                         {{"kernel_shape", Attribute::of_ints({2, 2})},
+                          {"pads", Attribute::of_ints({0, 0, 1, 1})}});
+  t.output(t.op("Conv", "c", {v, t.random("w2", {16, 16, 1, 1})}, conv_attrs(0)));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%m_nchwc = MaxPool(%r_nchwc) {kernel_shape = [3, 3, 1], pads = [1, 1, 0, "
+                      "1, 1, 0], strides = [2, 2, 1]}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%v_nchwc = AveragePool(%m_nchwc) {kernel_shape = [2, 2, 1], pads = [0, 0, "
+                      "0, 1, 1, 0]}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("LayoutToNCHWc"), std::string::npos) << text;
+}
+
+TEST(ConvertConvLayout, OperatorsThatDoNotKeepZeroOrBroadcastLeaveTheBlockedLayout) {
+  // Clip above zero would make padding channels non-zero; an Add of a broadcast constant
+  // is not element by element on blocks.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 8, 5, 5});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w", {8, 8, 1, 1})}, conv_attrs(0));
+  graph::Value* k = t.op("Clip", "k", {a, t.scalar("lo", 1), t.scalar("hi", 6)});
+  t.output(t.op("Add", "y", {k, t.random("shift", {8, 1, 1})}));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%a = tessel.LayoutFromNCHWc(%a_nchwc) {channels = 8}"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%k = Clip(%a, %lo, %hi)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%y = Add(%k, %shift)"), std::string::npos) << text;
+}
+
+TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 8, 7, 7});
+  // 5 output channels (no block divides them), asymmetric pads, dilation, a grouped conv.
+  t.output(t.op("Conv", "odd", {x, t.random("w1", {5, 8, 3, 3})}, conv_attrs(1)));
+  t.output(t.op("Conv", "asym", {x, t.random("w2", {8, 8, 3, 3})},
+                {{"pads", Attribute::of_ints({0, 1, 1, 0})}}));
+  t.output(t.op("Conv", "dilated", {x, t.random("w3", {8, 8, 3, 3})},
+                {{"dilations", Attribute::of_ints({2, 2})}}));
+  t.output(t.op("Conv", "grouped", {x, t.random("w4", {8, 4, 3, 3})}, conv_attrs(1, 1, 2)));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_EQ(text.find("NCHWc"), std::string::npos) << text;
+}
+
+TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 2, 3, 3, 8});
+  graph::Node& node = *t.g.add_node([&] {
+    graph::Node n;
+    n.name = "back";
+    n.op_type = "LayoutFromNCHWc";
+    n.domain = "tessel";
+    n.opset = 1;
+    n.attributes = {{"channels", Attribute::of_int(17)}};
+    n.inputs = {x};
+    n.outputs = {t.g.add_value("y", {})};
+    return n;
+  }());
+  t.output(node.outputs[0]);
+  std::string message = error_of([&] { infer_types(t.g); });
+  EXPECT_NE(message.find("'channels' is 17"), std::string::npos) << message;
+  EXPECT_NE(message.find("back"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace tessel::passes
