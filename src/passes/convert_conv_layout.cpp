@@ -104,7 +104,8 @@ class LayoutConverter {
     for (const auto& node : builder_.source().nodes()) {
       if (std::optional<BlockedConv> conv = blocked_conv(*node)) {
         convert_conv(*node, *conv);
-      } else if (!convert_elementwise(*node) && !convert_pool(*node)) {
+      } else if (!convert_elementwise(*node) && !convert_pool(*node) &&
+                 !convert_concat(*node)) {
         to_nchw(node->inputs);
         builder_.copy_node(*node);
       }
@@ -232,6 +233,28 @@ class LayoutConverter {
       p = {p[0], p[1], 0, p[2], p[3], 0};
     }
     add_blocked(node, {it->second}, std::move(attributes), it->second->type.shape()[4]);
+    return true;
+  }
+
+  /// Runs a Concat along the channels of blocked tensors of one block (whole blocks each:
+  /// the block divides their channels) as the Concat of the blocks.
+  bool convert_concat(const graph::Node& node) {
+    const graph::Attribute* axis = node.attribute("axis");
+    if (!is_onnx(node) || node.op_type != "Concat" || !axis || (axis->i != 1 && axis->i != -3) ||
+        node.outputs.size() != 1 || node.outputs[0]->type.rank() != 4)
+      return false;
+    std::vector<graph::Value*> inputs;
+    for (const graph::Value* in : node.inputs) {
+      auto it = blocked_.find(in);
+      if (it == blocked_.end()) return false;
+      int64_t block = it->second->type.shape()[4];
+      if (in->type.shape()[1] % block != 0 ||
+          (!inputs.empty() && inputs[0]->type.shape()[4] != block))
+        return false;
+      inputs.push_back(it->second);
+    }
+    add_blocked(node, inputs, {{"axis", graph::Attribute::of_int(1)}},
+                inputs[0]->type.shape()[4]);
     return true;
   }
 

@@ -7,7 +7,8 @@
 // channels). Element-wise operators that keep zero at zero (Relu, LeakyRelu, Tanh,
 // HardSwish, Clip around zero; Add, Sub, Mul of two blocked tensors of one shape) run on
 // blocked tensors as they are, and 2-d MaxPool and AveragePool as 3-d pools whose window
-// spans one channel of a block, so the padding channels stay zero. A blocked tensor goes
+// spans one channel of a block, so the padding channels stay zero; a channel Concat of
+// blocked tensors of one block is the Concat of their blocks. A blocked tensor goes
 // back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
 // it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution
 // first reads it, unless its channels are not a multiple of 8 (the first convolution of an

@@ -100,6 +100,27 @@ TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
   EXPECT_EQ(text.find("LayoutToNCHWc"), std::string::npos) << text;
 }
 
+TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
+  // SqueezeNet's fire module: a squeeze conv, two expand convs, their outputs concatenated.
+  // A Concat with an NCHW input, or of tensors of different blocks, leaves the layout.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 5, 5});
+  graph::Value* s = t.op("Relu", "s", {t.op("Conv", "sq", {x, t.random("w1", {8, 16, 1, 1})},
+                                             conv_attrs(0))});
+  graph::Value* e1 = t.op("Conv", "e1", {s, t.random("w2", {16, 8, 1, 1})}, conv_attrs(0));
+  graph::Value* e3 = t.op("Conv", "e3", {s, t.random("w3", {16, 8, 3, 3})}, conv_attrs(1));
+  graph::Value* e8 = t.op("Conv", "e8", {s, t.random("w4", {8, 8, 1, 1})}, conv_attrs(0));
+  t.output(t.op("Concat", "fire", {e1, e3}, {{"axis", Attribute::of_int(1)}}));
+  t.output(t.op("Concat", "mixed", {e1, e8}, {{"axis", Attribute::of_int(1)}}));
+  graph::Value* z = t.input("z", {1, 16, 5, 5});
+  t.output(t.op("Concat", "with_input", {e1, z}, {{"axis", Attribute::of_int(1)}}));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%fire_nchwc = Concat(%e1_nchwc, %e3_nchwc) {axis = 1}"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%mixed = Concat(%e1, %e8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%with_input = Concat(%e1, %z)"), std::string::npos) << text;
+}
+
 TEST(ConvertConvLayout, OperatorsThatDoNotKeepZeroOrBroadcastLeaveTheBlockedLayout) {
   // Clip above zero would make padding channels non-zero; an Add of a broadcast constant
   // is not element by element on blocks.
