@@ -2,17 +2,18 @@
 // NCHW[x]c and places the layout changes around them.
 //
 // Each Conv that fits (2-d, float32, static shapes, no dilation, equal strides, the same
-// pad on every side, one group or depthwise, output channels a multiple of 8) becomes a
-// tessel.Conv2dNCHWc whose output is blocked by x = 16 (x = 8 when 16 does not divide the
-// channels). Element-wise operators that keep zero at zero (Relu, LeakyRelu, Tanh,
+// pad on every side, one group or depthwise, output channels that take a block) becomes a
+// tessel.Conv2dNCHWc whose output is blocked by x = 16 (the channels padded with zeros to a
+// multiple of 16 when that adds at most 1/16 of them; else x = 8 where 8 divides them).
+// Element-wise operators that keep zero at zero (Relu, LeakyRelu, Tanh,
 // HardSwish, Clip around zero; Add, Sub, Mul of two blocked tensors of one shape) run on
 // blocked tensors as they are, and 2-d MaxPool and AveragePool as 3-d pools whose window
 // spans one channel of a block, so the padding channels stay zero; a channel Concat of
 // blocked tensors of one block is the Concat of their blocks. A blocked tensor goes
 // back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
 // it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution
-// first reads it, unless its channels are not a multiple of 8 (the first convolution of an
-// image model): the convolution then reads NCHW directly. So a chain of convolutions and
+// first reads it, unless its channels take no block (the 3 channels of an image): the
+// convolution then reads NCHW directly. So a chain of convolutions and
 // element-wise operators keeps the blocked layout throughout, and transforms that would
 // cancel are never made.
 //

@@ -74,6 +74,26 @@ TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) 
 )");
 }
 
+TEST(ConvertConvLayout, ChannelsArePaddedToBlocksOf16WhenThatAddsLittle) {
+  // 136 channels: 8 padding channels (at most 1/16 more) make 9 blocks of 16, which hold
+  // zeros through the ReLU, the residual Add and the next convolution's reduction.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 8, 4, 4});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {136, 8, 1, 1}), t.random("b1", {136})},
+                         conv_attrs(0));
+  graph::Value* r = t.op("Relu", "r", {a});
+  graph::Value* c = t.op("Conv", "c", {r, t.random("w2", {136, 136, 3, 3})}, conv_attrs(1));
+  t.output(t.op("Add", "y", {c, r}));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1, %b1) {block = 16, depthwise "
+                      "= 0, pad = 0, stride = 1}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%y = tessel.LayoutFromNCHWc(%y_nchwc) {channels = 136}"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%y_nchwc = Add(%c_nchwc, %r_nchwc)"), std::string::npos) << text;
+}
+
 TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
   // ResNet's stem: a 7x7 strided conv, ReLU, a padded 3x3 MaxPool, then a conv.
   TestGraph t;
