@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Exports the small real models with PyTorch (random weights, fixed seed) and checks that
-# tessel's compiled model libraries reproduce PyTorch's outputs (rtol 1e-3, atol 1e-4).
+# tessel's compiled model libraries reproduce PyTorch's outputs (rtol 1e-3, atol 1e-4), with
+# convolutions in the blocked layout (the default) and in NCHW.
 #   tests/models/check-models.sh <tessel> <out-dir>
 set -euo pipefail
 tessel=$1
@@ -12,3 +13,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 dirs=()
 for m in "${models[@]}"; do dirs+=("$out/$m"); done
 "$tessel" test-onnx "${dirs[@]}" --compiled --rtol 1e-3 --atol 1e-4 --jobs 2 --timeout 600
+"$tessel" test-onnx "${dirs[@]}" --compiled --rtol 1e-3 --atol 1e-4 --jobs 2 --timeout 600 \
+  --no-blocked-layout

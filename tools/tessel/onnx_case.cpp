@@ -91,6 +91,7 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     result.ops.assign(ops.begin(), ops.end());
     compiler::CompileOptions compile;
     compile.fusion.enabled = options.fusion;
+    compile.passes.blocked_layout = options.blocked_layout;
     compiler::GraphExecutor executor(
         model, compile,
         options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit);

@@ -24,6 +24,8 @@ struct CaseOptions {
   /// Run through a compiled model library (as `tessel compile` writes it) instead of JIT.
   bool through_library = false;
   bool fusion = true;
+  /// Convolutions in the blocked layout NCHW[x]c (passes::convert_conv_layout).
+  bool blocked_layout = true;
 };
 
 /// Imports, compiles and runs the case in `dir` on every data set and compares the outputs.

@@ -2,7 +2,7 @@
 // or a hang fails that case only), several at a time with --jobs.
 //
 //   tessel test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]
-//                    [--rtol X] [--atol X] [--compiled] [--no-fusion]
+//                    [--rtol X] [--atol X] [--compiled] [--no-fusion] [--no-blocked-layout]
 //
 // --compiled runs each case through a compiled model library (.so) loaded by the runtime,
 // the way an application runs a model compiled with `tessel compile`.
@@ -58,6 +58,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (args[k] == "--atol") options.case_options.atol = std::stod(value());
     else if (args[k] == "--compiled") options.case_options.through_library = true;
     else if (args[k] == "--no-fusion") options.case_options.fusion = false;
+    else if (args[k] == "--no-blocked-layout") options.case_options.blocked_layout = false;
     else if (args[k].rfind("--", 0) == 0) TESSEL_USER_ERROR("unknown option ", args[k]);
     else options.roots.push_back(args[k]);
   }
