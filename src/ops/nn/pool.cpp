@@ -22,7 +22,25 @@ std::vector<te::IterVar> tap_axes(const Window& w) {
 struct Tap {
   std::vector<ir::Expr> at;
   ir::Expr inside;
+
+  /// `at` clamped into the input of window `w`.
+  std::vector<ir::Expr> clamped(const Window& w) const {
+    std::vector<ir::Expr> c = at;
+    for (size_t d = 0; d < w.rank(); ++d)
+      c[d + 2] = ir::max(ir::min(at[d + 2], w.input[d] - 1), int64_t{0});
+    return c;
+  }
 };
+
+/// Whether the taps' condition is better applied by a select than by a conditional
+/// reduction: when the last axis reads every position in place (a window of one, stride 1,
+/// no pad, as the channels of a block in NCHW[x]c), the condition is the same along it and
+/// the unconditional reduction vectorises over it.
+bool select_taps(const Window& w) {
+  size_t d = w.rank() - 1;
+  return !w.inside() && w.kernel[d] == 1 && w.strides[d] == 1 && w.pads_begin[d] == 0 &&
+         w.pads_end[d] == 0 && w.input[d] == w.output[d];
+}
 
 Tap tap_position(const Window& w, const std::vector<te::Var>& index,
                  const std::vector<te::IterVar>& taps) {
@@ -84,7 +102,10 @@ te::Tensor pool_nd(const te::Tensor& x, const Window& w, const PoolSpec& spec,
         shape,
         [&](const std::vector<te::Var>& index) {
           Tap tap = tap_position(w, index, taps);
-          return te::max_reduce(x(tap.at), taps, tap.inside);
+          if (!select_taps(w)) return te::max_reduce(x(tap.at), taps, tap.inside);
+          // Select evaluates both arms: the load is clamped into the input.
+          ir::Expr lowest = ir::reduce_identity(ir::ReduceOp::Max, dtype);
+          return te::max_reduce(ir::select(tap.inside, x(tap.clamped(w)), lowest), taps);
         },
         name, axis_names(w));
   }
@@ -93,9 +114,11 @@ te::Tensor pool_nd(const te::Tensor& x, const Window& w, const PoolSpec& spec,
       shape,
       [&](const std::vector<te::Var>& index) {
         Tap tap = tap_position(w, index, taps);
-        ir::Expr v = ir::cast(acc, x(tap.at));
+        bool select = select_taps(w);
+        ir::Expr v = ir::cast(acc, x(select ? tap.clamped(w) : tap.at));
         if (lp) v = spec.p == 2 ? v * v : ir::pow(ir::abs(v), ir::make_const(acc, spec.p));
-        return te::sum(v, taps, tap.inside);
+        if (!select) return te::sum(v, taps, tap.inside);
+        return te::sum(ir::select(tap.inside, v, ir::make_const(acc, 0)), taps);
       },
       name + ".sum", axis_names(w));
   return te::compute(

@@ -123,7 +123,13 @@ INSTANTIATE_TEST_SUITE_P(
                       PoolCase{{1, 2, 5, 6}, {{2, 2}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true}},
                       PoolCase{{1, 1, 9, 8}, {{2, 3}, {1, 2}, {1, 1}, {0, 1}, {2, 2}}},
                       PoolCase{{1, 2, 4, 5, 6},
-                               {{2, 3, 2}, {2, 1, 2}, {0, 1, 1}, {1, 1, 0}, {1, 1, 1}}}));
+                               {{2, 3, 2}, {2, 1, 2}, {0, 1, 1}, {1, 1, 0}, {1, 1, 1}}},
+                      // 2-d pools of NCHW[x]c blocks: a window of one channel, padded taps
+                      // selected (the reduction vectorises over the block).
+                      PoolCase{{1, 2, 7, 7, 16},
+                               {{3, 3, 1}, {2, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 1}}},
+                      PoolCase{{1, 1, 5, 6, 8},
+                               {{2, 2, 1}, {2, 2, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 1}, true}}));
 
 TEST(MaxPool, ColumnMajorIndicesAndAutoPad) {
   Shape xs{1, 2, 5, 4};
