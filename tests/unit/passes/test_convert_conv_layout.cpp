@@ -24,8 +24,9 @@ graph::Graph converted(const graph::Graph& g) {
 }
 
 TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
+  // A batch of two images.
   TestGraph t;
-  graph::Value* x = t.input("x", {1, 16, 6, 6});
+  graph::Value* x = t.input("x", {2, 16, 6, 6});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3}), t.random("b1", {16})},
                          conv_attrs(1));
   graph::Value* r = t.op("Relu", "r", {a});
@@ -33,7 +34,7 @@ TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
   graph::Value* s = t.op("Add", "s", {c, x});
   t.output(t.op("Relu", "y", {s}));
   EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
-  input %x: float32[1, 16, 6, 6]
+  input %x: float32[2, 16, 6, 6]
   const %w1: float32[16, 16, 3, 3]
   const %b1: float32[16]
   const %w2: float32[16, 16, 3, 3]
@@ -44,7 +45,7 @@ TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
   %s_nchwc = Add(%c_nchwc, %x_nchwc)
   %y_nchwc = Relu(%s_nchwc)
   %y = tessel.LayoutFromNCHWc(%y_nchwc) {channels = 16}
-  output %y: float32[1, 16, 6, 6]
+  output %y: float32[2, 16, 6, 6]
 )");
 }
 
