@@ -2,6 +2,8 @@
 // stages) and the direct CPU schedule.
 #include "ops/conv2d_nchwc.h"
 
+#include <algorithm>
+
 #include "ops/conv2d.h"
 #include "ops/cpu_features.h"
 #include "support/error.h"

@@ -153,7 +153,7 @@ class LayoutConverter {
     return graph::TensorType::of(nchw.dtype, {s[0], (s[1] + block - 1) / block, s[2], s[3], block});
   }
 
-  /// The blocked form of source value `v` (NCHW, channels a multiple of 8), made once.
+  /// The blocked form of source value `v` (NCHW, channels that take a block), made once.
   graph::Value* blocked(const graph::Value* v) {
     auto it = blocked_.find(v);
     if (it != blocked_.end()) return it->second;
@@ -183,9 +183,9 @@ class LayoutConverter {
                              : builder_.value(x);
     std::vector<graph::Value*> inputs = {data, builder_.value(node.inputs[1])};
     if (node.inputs.size() > 2 && node.inputs[2]) inputs.push_back(builder_.value(node.inputs[2]));
-    graph::Node blocked_conv = tessel_node("Conv2dNCHWc", node.name, {}, {});
-    blocked_conv.outputs = node.outputs;
-    add_blocked(blocked_conv, inputs,
+    graph::Node conv_node = tessel_node("Conv2dNCHWc", node.name, {}, {});
+    conv_node.outputs = node.outputs;
+    add_blocked(conv_node, inputs,
                 {{"stride", graph::Attribute::of_int(conv.stride)},
                  {"pad", graph::Attribute::of_int(conv.pad)},
                  {"block", graph::Attribute::of_int(conv.block)},
