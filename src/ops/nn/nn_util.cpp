@@ -96,19 +96,34 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor) {
   bool vectorize = unconditional && tensor.dtype() == ir::DataType::Float(32) && innermost >= lanes;
   std::string outer = roots[0];
   if (vectorize) {
-    // A vector of outputs accumulates in registers over the whole reduction.
+    // A register tile of outputs -- up to 4 rows of the next-to-last axis x 2 vectors of
+    // the innermost one, 8 independent accumulators -- accumulates over the whole reduction.
+    int64_t cols = innermost >= 2 * lanes ? 2 * lanes : lanes;
+    int64_t rows = spatial >= 2 && const_extent(op.axis[spatial - 2].extent) >= 4 ? 4 : 1;
     te::Tensor acc = s.cache_write(tensor, "local");
-    auto [vector_outer, vector_inner] = s.split(tensor, roots[spatial - 1], lanes);
-    for (size_t d = 1; d + 1 < spatial; ++d) outer = s.fuse(tensor, outer, roots[d]);
-    if (spatial > 1)
-      outer = s.fuse(tensor, outer, vector_outer);
-    else
-      outer = vector_outer;
-    s.vectorize(tensor, vector_inner);
+    auto [col_outer, col_inner] = s.split(tensor, roots[spatial - 1], cols);
+    std::vector<std::string> tiles(roots.begin(), roots.begin() + static_cast<int64_t>(spatial) - 1);
+    std::string row_inner;
+    if (rows > 1) {
+      auto [row_outer, inner] = s.split(tensor, roots[spatial - 2], rows);
+      tiles.back() = row_outer;
+      row_inner = inner;
+    }
+    tiles.push_back(col_outer);
+    std::vector<std::string> order = tiles;
+    if (rows > 1) order.push_back(row_inner);
+    order.push_back(col_inner);
+    s.reorder(tensor, order);
+    outer = tiles[0];
+    for (size_t d = 1; d < tiles.size(); ++d) outer = s.fuse(tensor, outer, tiles[d]);
+    if (rows > 1) s.unroll(tensor, row_inner);
+    s.vectorize(tensor, col_inner);
     s.compute_at(acc, tensor, outer);
-    std::vector<std::string> order(roots.begin() + static_cast<int64_t>(spatial), roots.end());
-    order.push_back(roots[spatial - 1]);
-    s.reorder(acc, order);
+    std::vector<std::string> acc_order(roots.begin() + static_cast<int64_t>(spatial), roots.end());
+    if (rows > 1) acc_order.push_back(roots[spatial - 2]);
+    acc_order.push_back(roots[spatial - 1]);
+    s.reorder(acc, acc_order);
+    if (rows > 1) s.unroll(acc, roots[spatial - 2]);
     s.vectorize(acc, roots[spatial - 1]);
   } else {
     for (size_t d = 1; d < spatial; ++d) outer = s.fuse(tensor, outer, roots[d]);

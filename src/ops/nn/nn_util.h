@@ -51,7 +51,8 @@ bool has_stage(const schedule::Schedule& s, const std::string& name);
 /// The default schedule of a stage that reduces (a matmul, a convolution, a pooling): its
 /// spatial loops fused into one loop, run in parallel when the work (output elements times
 /// reduction extent) is large; the reduction inside. A float32 reduction without condition
-/// also accumulates a vector of the innermost outputs in registers across the reduction.
+/// accumulates a register tile of outputs across the whole reduction: up to 4 rows of the
+/// next-to-last axis x 2 vectors of the innermost one (8 independent accumulators).
 void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor);
 
 }  // namespace tessel::ops::nn

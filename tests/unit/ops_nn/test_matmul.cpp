@@ -70,6 +70,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatMulShapes,
                                                       {5, 4, 6}},           // batch broadcasting
                                            MatmulCase{{3, 2, 4}, {4, 5}},   // batch on one side
                                            MatmulCase{{3, 5, 7}, {7, 21}},  // vectorized, ragged
+                                           // Both batched (attention): 4 x 16 register
+                                           // tiles, ragged in rows and columns, and whole.
+                                           MatmulCase{{2, 6, 9}, {2, 9, 37}},
+                                           MatmulCase{{3, 8, 16}, {3, 16, 64}},
                                            MatmulCase{{4}, {3, 4, 5}},      // 1-D left
                                            MatmulCase{{2, 3, 4}, {4}},      // 1-D right
                                            MatmulCase{{6}, {6}}));          // dot product
