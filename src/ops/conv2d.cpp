@@ -4,18 +4,37 @@
 #include <algorithm>
 
 #include "ops/cpu_features.h"
+#include "ops/op_util.h"
 #include "support/error.h"
 
 namespace tessel::ops {
 namespace {
 
-int64_t const_dim(const te::Tensor& t, int d) {
-  const int64_t* v = ir::as_const_int(t.shape()[d]);
-  if (!v) TESSEL_USER_ERROR("conv2d: dimension ", d, " of '", t.name(), "' must be a constant");
-  return *v;
-}
+int64_t const_dim(const te::Tensor& t, int d) { return constant_dim(t, d, "conv2d"); }
 
 }  // namespace
+
+te::Tensor pad_spatial(const te::Tensor& data, int64_t pad, const std::string& name) {
+  if (pad == 0 && data.op()->is_placeholder()) return data;
+  int64_t h = const_dim(data, 2), w = const_dim(data, 3);
+  std::vector<ir::Expr> shape = data.shape();
+  shape[2] = h + 2 * pad;
+  shape[3] = w + 2 * pad;
+  std::vector<std::string> names = {"n", "c", "h", "w"};
+  if (data.ndim() == 5) names.push_back("ci");
+  return te::compute(
+      shape,
+      [&](const std::vector<te::Var>& index) {
+        std::vector<ir::Expr> at(index.begin(), index.end());
+        ir::Expr y = at[2] - pad, x = at[3] - pad;
+        ir::Expr inside = y >= 0 && y < h && x >= 0 && x < w;
+        // Select evaluates both arms: the load is clamped into the data.
+        at[2] = ir::max(ir::min(y, h - 1), 0);
+        at[3] = ir::max(ir::min(x, w - 1), 0);
+        return ir::select(inside, data(at), ir::make_const(data.dtype(), 0));
+      },
+      name + ".pad", names);
+}
 
 te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const Conv2dParams& p,
                        const std::string& name) {
@@ -37,19 +56,7 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
     TESSEL_USER_ERROR("conv2d '", name, "': a ", r, "x", s, " kernel does not fit a ", h, "x", w,
                       " input padded by ", p.pad);
 
-  // Zero padding (none for an unpadded input tensor, read in place). Select evaluates both
-  // arms, so the load is clamped into the input.
-  te::Tensor padded = data;
-  if (p.pad > 0 || !data.op()->is_placeholder())
-    padded = te::compute(
-        {n, c, h + 2 * p.pad, w + 2 * p.pad},
-        [&](te::Var b, te::Var ch, te::Var y, te::Var x) {
-          ir::Expr yy = y - p.pad, xx = x - p.pad;
-          ir::Expr inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
-          ir::Expr value = data(b, ch, ir::max(ir::min(yy, h - 1), 0), ir::max(ir::min(xx, w - 1), 0));
-          return ir::select(inside, value, ir::make_const(data.dtype(), 0));
-        },
-        name + ".pad", {"n", "c", "h", "w"});
+  te::Tensor padded = pad_spatial(data, p.pad, name);
 
   int64_t block = p.weight_block > 0 ? p.weight_block : 2 * host_float_lanes();
   int64_t blocks = (k + block - 1) / block;

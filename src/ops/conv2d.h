@@ -18,6 +18,11 @@ struct Conv2dParams {
   int64_t weight_block = 0;
 };
 
+/// `data` ([N, C, H, W], or blocked [N, C/x, H, W, x]) with `pad` zeros on both sides of H
+/// and W, as a stage "<name>.pad" (n, c, h, w[, ci]); `data` itself when it is an input
+/// tensor that needs no padding, read in place.
+te::Tensor pad_spatial(const te::Tensor& data, int64_t pad, const std::string& name);
+
 /// out[n, k, oh, ow] = sum_{c, ry, rx} pad(data)[n, c, oh*stride + ry, ow*stride + rx] *
 /// weight[k, c, ry, rx], computed from a zero-padding stage "<name>.pad" (none when `data` is
 /// an input tensor that needs no padding) and the weights

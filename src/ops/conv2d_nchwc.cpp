@@ -6,40 +6,13 @@
 
 #include "ops/conv2d.h"
 #include "ops/cpu_features.h"
+#include "ops/op_util.h"
 #include "support/error.h"
 
 namespace tessel::ops {
 namespace {
 
-int64_t const_dim(const te::Tensor& t, int d) {
-  const int64_t* v = ir::as_const_int(t.shape()[d]);
-  if (!v) TESSEL_USER_ERROR("conv2d_nchwc: dimension ", d, " of '", t.name(), "' must be a constant");
-  return *v;
-}
-
-/// `data` padded by `pad` zeros on both sides of its dimensions 2 and 3 (H and W, in either
-/// layout); `data` itself for an unpadded input tensor, read in place.
-te::Tensor padded_data(const te::Tensor& data, int64_t pad, const std::string& name) {
-  if (pad == 0 && data.op()->is_placeholder()) return data;
-  int64_t h = const_dim(data, 2), w = const_dim(data, 3);
-  std::vector<ir::Expr> shape = data.shape();
-  shape[2] = h + 2 * pad;
-  shape[3] = w + 2 * pad;
-  std::vector<std::string> names = {"n", "c", "h", "w"};
-  if (data.ndim() == 5) names.push_back("ci");
-  return te::compute(
-      shape,
-      [&](const std::vector<te::Var>& index) {
-        std::vector<ir::Expr> at(index.begin(), index.end());
-        ir::Expr y = at[2] - pad, x = at[3] - pad;
-        ir::Expr inside = y >= 0 && y < h && x >= 0 && x < w;
-        // Select evaluates both arms: the load is clamped into the data.
-        at[2] = ir::max(ir::min(y, h - 1), 0);
-        at[3] = ir::max(ir::min(x, w - 1), 0);
-        return ir::select(inside, data(at), ir::make_const(data.dtype(), 0));
-      },
-      name + ".pad", names);
-}
+int64_t const_dim(const te::Tensor& t, int d) { return constant_dim(t, d, "conv2d_nchwc"); }
 
 }  // namespace
 
@@ -68,7 +41,7 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': a ", r, "x", s, " kernel does not fit a ", h,
                       "x", w, " input padded by ", p.pad);
 
-  te::Tensor padded = padded_data(data, p.pad, name);
+  te::Tensor padded = pad_spatial(data, p.pad, name);
   int64_t block = p.block, blocks = (k + block - 1) / block;
   ir::Expr zero = ir::make_const(weight.dtype(), 0);
   te::IterVar ry = te::reduce_axis(r, "ry");

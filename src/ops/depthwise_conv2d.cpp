@@ -4,17 +4,13 @@
 #include <algorithm>
 
 #include "ops/cpu_features.h"
+#include "ops/op_util.h"
 #include "support/error.h"
 
 namespace tessel::ops {
 namespace {
 
-int64_t const_dim(const te::Tensor& t, int d) {
-  const int64_t* v = ir::as_const_int(t.shape()[d]);
-  if (!v)
-    TESSEL_USER_ERROR("depthwise conv2d: dimension ", d, " of '", t.name(), "' must be a constant");
-  return *v;
-}
+int64_t const_dim(const te::Tensor& t, int d) { return constant_dim(t, d, "depthwise conv2d"); }
 
 }  // namespace
 

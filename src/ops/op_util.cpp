@@ -70,6 +70,12 @@ std::vector<int64_t> static_shape(const te::Tensor& tensor) {
   return result;
 }
 
+int64_t constant_dim(const te::Tensor& tensor, int d, const std::string& op) {
+  const int64_t* v = ir::as_const_int(tensor.shape()[d]);
+  if (!v) TESSEL_USER_ERROR(op, ": dimension ", d, " of '", tensor.name(), "' must be a constant");
+  return *v;
+}
+
 int64_t shape_size(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t extent : shape) n *= extent;

@@ -28,6 +28,8 @@ ir::Expr broadcast_load(const te::Tensor& tensor, const std::vector<te::Var>& in
 /// Shapes as expressions, and back (fails on a non-constant extent).
 std::vector<ir::Expr> shape_exprs(const std::vector<int64_t>& shape);
 std::vector<int64_t> static_shape(const te::Tensor& tensor);
+/// Dimension `d` of `tensor`; a user error naming `op` when it is not a constant.
+int64_t constant_dim(const te::Tensor& tensor, int d, const std::string& op);
 
 /// Product of a shape's extents.
 int64_t shape_size(const std::vector<int64_t>& shape);
