@@ -16,6 +16,7 @@
 #include "runtime/thread_pool.h"
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -93,6 +94,17 @@ std::unique_ptr<ThreadPool> g_pool;
 // The chosen thread count, 0 for the default; read without the lock, so that a parallel
 // body may ask for it.
 std::atomic<int> g_num_threads{0};
+
+/// A child made by fork() has none of the parent's workers: it drops (leaks) the copied
+/// pool and starts one of its own on its first launch. fork() must not race a launch.
+void forget_pool_in_child() { (void)g_pool.release(); }
+
+/// Creates the pool; the caller holds g_launch_mutex.
+void start_pool() {
+  static std::once_flag at_fork;
+  std::call_once(at_fork, [] { pthread_atfork(nullptr, nullptr, forget_pool_in_child); });
+  g_pool = std::make_unique<ThreadPool>(num_threads());
+}
 
 /// Runs body on [begin, end) and turns an escaping exception into a status.
 int32_t call_body(tessel_parallel_body body, int64_t begin, int64_t end, void* env,
@@ -262,7 +274,7 @@ int32_t parallel_for(int64_t extent, tessel_parallel_body body, void* env, std::
   if (t_in_parallel) return call_body(body, 0, extent > 0 ? extent : 0, env, error);
   try {
     std::lock_guard<std::mutex> lock(g_launch_mutex);
-    if (!g_pool) g_pool = std::make_unique<ThreadPool>(num_threads());
+    if (!g_pool) start_pool();
     int32_t status = g_pool->run(extent, body, env);
     if (status != TESSEL_OK && error) *error = g_pool->error_message();
     return status;
