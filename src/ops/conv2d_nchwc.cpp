@@ -96,8 +96,37 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
       name, out_names);
 }
 
+TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
+                                      int64_t in_block, bool depthwise, bool pointwise) {
+  TuningSpace space;
+  space.template_name = depthwise   ? "conv2d_nchwc_depthwise"
+                        : pointwise ? "conv2d_nchwc_1x1"
+                                    : "conv2d_nchwc";
+  // Accumulator vectors that leave registers for the operands (32 with AVX-512, 16 AVX2).
+  int64_t budget = host_float_lanes() >= 16 ? 28 : 13;
+  int64_t widest = std::max<int64_t>(1, budget / vectors);
+  std::vector<int64_t> tile_ow;
+  for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
+  space.knobs.push_back({"tile_ow", tile_ow});
+  space.knobs.push_back({"tile_kb", values_up_to({1, 2, 4}, std::min(output[1], widest))});
+  if (!depthwise && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
+  space.knobs.push_back({"parallel_rows", {1, 0}});
+  if (!depthwise && in_block > 1) space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
+  return space;
+}
+
+Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
+  Conv2dNchwcConfig config;
+  config.tile_ow = knobs.get("tile_ow", config.tile_ow);
+  config.tile_kb = knobs.get("tile_kb", config.tile_kb);
+  config.window_outer = knobs.get("window_outer", config.window_outer) != 0;
+  config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
+  config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
+  return config;
+}
+
 void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
-                               const te::Tensor& epilogue) {
+                               const te::Tensor& epilogue, const Conv2dNchwcConfig& config) {
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
   bool depthwise = packed.ndim() == 4;
@@ -112,20 +141,45 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
     s.compute_inline(out);
   }
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
-  int64_t tile_ow = fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors);
+  int64_t tile_ow = config.tile_ow > 0
+                        ? config.tile_ow
+                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors);
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
-  std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], axes[1]), axes[2]);
+  std::string kb_outer = axes[1];
+  if (config.tile_kb > 1) {
+    auto [kbo, kbi] = s.split(tiled, axes[1], config.tile_kb);
+    kb_outer = kbo;
+    s.reorder(tiled, {kbo, axes[2], owo, kbi});
+    s.unroll(tiled, kbi);
+  }
+  std::string outer = s.fuse(tiled, axes[0], kb_outer);
+  if (config.parallel_rows) outer = s.fuse(tiled, outer, axes[2]);
   s.parallel(tiled, outer);
   s.unroll(tiled, owi);
   s.vectorize(tiled, axes[4]);
 
   s.compute_at(acc, tiled, owo);
+  std::vector<std::string> order;
   if (depthwise)
-    s.reorder(acc, {"ry", "rx", "n", "kb", "oh", "ow", "kk"});
-  else if (padded.ndim() == 5)
-    s.reorder(acc, {"rco", "ry", "rx", "rci", "n", "kb", "oh", "ow", "kk"});
+    order = {"ry", "rx"};
+  else if (config.window_outer)
+    order = {"ry", "rx", "rco"};
   else
-    s.reorder(acc, {"rco", "ry", "rx", "n", "kb", "oh", "ow", "kk"});
+    order = {"rco", "ry", "rx"};
+  std::string unrolled_ci;
+  if (!depthwise && padded.ndim() == 5) {
+    order.push_back("rci");
+    if (config.unroll_ci > 1) {
+      auto [rcio, rcii] = s.split(acc, "rci", config.unroll_ci);
+      order.back() = rcio;
+      order.push_back(rcii);
+      unrolled_ci = rcii;
+    }
+  }
+  order.insert(order.end(), {"n", "kb", "oh", "ow", "kk"});
+  s.reorder(acc, order);
+  if (!unrolled_ci.empty()) s.unroll(acc, unrolled_ci);
+  if (config.tile_kb > 1) s.unroll(acc, "kb");
   s.unroll(acc, "ow");
   s.vectorize(acc, "kk");
 

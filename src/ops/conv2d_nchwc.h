@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ops/knobs.h"
 #include "schedule/schedule.h"
 #include "te/compute.h"
 
@@ -33,14 +34,32 @@ struct Conv2dNchwcParams {
 te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
                         const Conv2dNchwcParams& p, const std::string& name = "conv");
 
-/// Register tiles of one block of output channels x fitted_conv_tile_ow columns of one
-/// output row, accumulated over the input channels and the kernel window with the block
-/// in vectors and each input element broadcast (depthwise: the input read as vectors of
+/// The knobs of the CPU schedule.
+struct Conv2dNchwcConfig {
+  int64_t tile_ow = 0;        ///< output columns per register tile (0: fitted to the row)
+  int64_t tile_kb = 1;        ///< blocks of output channels per register tile
+  bool window_outer = false;  ///< reduce over the window outside the input-channel blocks
+  bool parallel_rows = true;  ///< rows join (n, blocks) in the parallel loop
+  int64_t unroll_ci = 1;      ///< channels of an input block unrolled (1: none)
+};
+
+/// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1" or
+/// "conv2d_nchwc_depthwise") for an output [N, K/x, OH, OW, x] whose blocks hold
+/// `vectors` host vectors, with input blocks of `in_block` channels (1: NCHW data).
+TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
+                                      int64_t in_block, bool depthwise, bool pointwise);
+/// The default configuration with the knobs chosen in `knobs`.
+Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs);
+
+/// Register tiles of tile_kb blocks of output channels x tile_ow columns of one output
+/// row, accumulated over the input channels and the kernel window with each block in
+/// vectors and each input element broadcast (depthwise: the input read as vectors of
 /// channels), then stored as whole vectors. Tiles run in parallel over (n, block, row).
 /// An `epilogue` (an output of out's shape reading out element by element, the stages
 /// between inlined: bias, residual add, activation) is computed per tile from the
 /// registers, and `out` is never stored.
 void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
-                               const te::Tensor& epilogue = {});
+                               const te::Tensor& epilogue = {},
+                               const Conv2dNchwcConfig& config = {});
 
 }  // namespace tessel::ops

@@ -1,6 +1,8 @@
 // Matmul compute and its blocked CPU schedule.
 #include "ops/matmul.h"
 
+#include <algorithm>
+
 #include "ops/cpu_features.h"
 #include "support/error.h"
 
@@ -81,6 +83,30 @@ MatmulConfig default_matmul_config() {
   return config;
 }
 
+TuningSpace matmul_tuning_space(int64_t rows, int64_t k) {
+  // Accumulators of tile_m rows x two vectors, plus the two vectors of B, fit the registers.
+  int64_t max_rows = host_float_lanes() >= 16 ? 14 : 6;
+  TuningSpace space{"matmul", {}};
+  space.knobs.push_back(
+      {"tile_m", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, std::min(max_rows, rows))});
+  std::vector<int64_t> tile_k = {0};
+  for (int64_t b : {32, 64, 128, 256, 512})
+    if (b < k) tile_k.push_back(b);
+  space.knobs.push_back({"tile_k", tile_k});
+  space.knobs.push_back({"unroll_k", values_up_to({1, 2, 4, 8}, k)});
+  space.knobs.push_back({"rows_outer", {0, 1}});
+  return space;
+}
+
+MatmulConfig matmul_config(const KnobValues& knobs) {
+  MatmulConfig config = default_matmul_config();
+  config.tile_m = knobs.get("tile_m", config.tile_m);
+  config.tile_k = knobs.get("tile_k", config.tile_k);
+  config.unroll_k = knobs.get("unroll_k", config.unroll_k);
+  config.rows_outer = knobs.get("rows_outer", config.rows_outer) != 0;
+  return config;
+}
+
 void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const MatmulConfig& config) {
   const te::Tensor& packed = c.op()->inputs.at(1);
   int64_t panel = *ir::as_const_int(packed.shape()[2]);
@@ -89,20 +115,32 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   // The output: tiles of tile_m x panel, column panels outermost so one packed panel
   // serves a whole column of tiles.
   schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel);
-  s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
-  std::string tile_loop = s.fuse(c, t.y_outer, t.x_outer);
+  if (config.rows_outer)
+    s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
+  else
+    s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
+  std::string tile_loop = config.rows_outer ? s.fuse(c, t.x_outer, t.y_outer)
+                                            : s.fuse(c, t.y_outer, t.x_outer);
   if (config.parallel) s.parallel(c, tile_loop);
   s.vectorize(c, t.y_inner);
 
   // The accumulator tile, computed per output tile: k outermost, rows unrolled, columns
   // vectorized, so the tile stays in vector registers.
   s.compute_at(acc, c, tile_loop);
+  std::vector<std::string> k_loops = {"k"};
   if (config.tile_k > 0) {
     auto [ko, ki] = s.split(acc, "k", config.tile_k);
-    s.reorder(acc, {ko, ki, "i", "j"});
-  } else {
-    s.reorder(acc, {"k", "i", "j"});
+    k_loops = {ko, ki};
   }
+  if (config.unroll_k > 1) {
+    auto [kio, kii] = s.split(acc, k_loops.back(), config.unroll_k);
+    k_loops.back() = kio;
+    k_loops.push_back(kii);
+  }
+  std::vector<std::string> order = k_loops;
+  order.insert(order.end(), {"i", "j"});
+  s.reorder(acc, order);
+  if (config.unroll_k > 1) s.unroll(acc, k_loops.back());
   s.unroll(acc, "i");
   s.vectorize(acc, "j");
 

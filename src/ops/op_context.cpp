@@ -156,4 +156,9 @@ void OpContext::fail(const std::string& message) const {
   TESSEL_USER_ERROR(node_.describe(), ", opset ", node_.opset, ": ", message);
 }
 
+const KnobValues& OpContext::knobs() const {
+  static const KnobValues defaults;
+  return knobs_ ? *knobs_ : defaults;
+}
+
 }  // namespace tessel::ops

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/knobs.h"
 
 namespace tessel::ops {
 
@@ -50,6 +51,11 @@ class OpContext {
   std::vector<double> attr_floats(const std::string& name) const;
   const runtime::NDArray& attr_tensor(const std::string& name) const;
 
+  /// The values chosen for the schedule's knobs (knobs.h); none by default.
+  const KnobValues& knobs() const;
+  /// Makes the schedule read `knobs` (kept by the caller; nullptr: the defaults).
+  void set_knobs(const KnobValues* knobs) { knobs_ = knobs; }
+
   /// Throws CompileError "<node description>, opset N: <message>".
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -60,6 +66,7 @@ class OpContext {
   const OpDef& def_;
   std::vector<graph::TensorType> input_types_;
   std::vector<const runtime::NDArray*> input_values_;
+  const KnobValues* knobs_ = nullptr;
 };
 
 }  // namespace tessel::ops

@@ -51,6 +51,8 @@ using ComputeFn =
 /// Applies the operator's default CPU schedule to `schedule` (built over `outputs`).
 using ScheduleFn = std::function<void(const OpContext&, schedule::Schedule& schedule,
                                       const std::vector<te::Tensor>& outputs)>;
+/// The knobs a node's schedule reads through OpContext::knob, with their candidate values.
+using TuningSpaceFn = std::function<TuningSpace(const OpContext&)>;
 /// Host evaluation of metadata operators (from attributes and input types).
 using FoldFn = std::function<std::vector<runtime::NDArray>(const OpContext&)>;
 
@@ -70,6 +72,8 @@ struct OpDef {
   ComputeFn compute;
   /// Optional; without it the generic schedule for the pattern kind applies.
   ScheduleFn schedule;
+  /// Optional: the tuning template of `schedule` (its knobs) for a node.
+  TuningSpaceFn tuning_space;
   /// Set instead of `compute` for metadata operators.
   FoldFn fold;
 };

@@ -6,6 +6,7 @@
 //    NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an optional bias [K]; its
 //    padding channels are zero.
 #include "ops/conv2d_nchwc.h"
+#include "ops/cpu_features.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
@@ -172,8 +173,16 @@ OpDef nchwc_conv_def() {
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     te::Tensor conv = s.tensor(kConvStage);
-    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, nchwc_conv(ctx).output, outputs));
+    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, nchwc_conv(ctx).output, outputs),
+                              conv2d_nchwc_config(ctx.knobs()));
     schedule_generic(s, outputs);
+  };
+  def.tuning_space = [](const OpContext& ctx) {
+    NchwcConv conv = nchwc_conv(ctx);
+    std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
+    int64_t vectors = std::max<int64_t>(1, conv.params.block / host_float_lanes());
+    return conv2d_nchwc_tuning_space(conv.output, vectors, x.size() == 5 ? x[4] : 1,
+                                     conv.params.depthwise, w[2] == 1 && w[3] == 1);
   };
   return def;
 }

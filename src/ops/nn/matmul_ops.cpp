@@ -44,13 +44,14 @@ te::Tensor product(const MatmulShape& shape, const te::Tensor& a, const te::Tens
 
 /// The schedule of a product: the tuned matmul schedule or the generic contraction one for
 /// the kProduct stage, transposed operands read in place, generic epilogues.
-void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, bool tuned) {
+void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, bool tuned,
+                      const KnobValues& knobs) {
   std::vector<std::string> transposes;
   for (const char* name : {kTransposedA, kTransposedB})
     if (has_stage(s, name)) transposes.push_back(name);
   if (tuned) {
     // The tuned schedule packs its right operand: the transposition is read in the packing.
-    schedule_matmul_cpu(s, s.tensor(kProduct), default_matmul_config());
+    schedule_matmul_cpu(s, s.tensor(kProduct), matmul_config(knobs));
     for (const std::string& name : transposes) s.compute_inline(name);
     // A batched left operand is read in place; the reshape back is computed by its reader.
     std::string rows = std::string(kProduct) + ".rows", nd = std::string(kProduct) + ".nd";
@@ -63,6 +64,23 @@ void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outp
     schedule_contraction(s, s.tensor(kProduct));
   }
   schedule_generic(s, outputs);
+}
+
+/// Sets the schedule of a product operator whose shapes `shape_of` gives, and its tuning
+/// template where the tuned matmul applies.
+void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&)) {
+  def.schedule = [shape_of](const OpContext& ctx, schedule::Schedule& s,
+                            const std::vector<te::Tensor>& outputs) {
+    bool tuned = use_tuned_matmul(shape_of(ctx), ctx.input_type(0).dtype);
+    schedule_product(s, outputs, tuned, ctx.knobs());
+  };
+  def.tuning_space = [shape_of](const OpContext& ctx) {
+    MatmulShape shape = shape_of(ctx);
+    if (!use_tuned_matmul(shape, ctx.input_type(0).dtype)) return TuningSpace{};
+    int64_t rows = shape.m;
+    for (int64_t b : shape.batch) rows *= b;
+    return matmul_tuning_space(rows, shape.k);
+  };
 }
 
 // ---- MatMul -----------------------------------------------------------------------------
@@ -84,10 +102,7 @@ OpDef matmul_def() {
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
     return std::vector{product(matmul_node_shape(ctx), in[0], in[1])};
   };
-  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
-                    const std::vector<te::Tensor>& outputs) {
-    schedule_product(s, outputs, use_tuned_matmul(matmul_node_shape(ctx), ctx.input_type(0).dtype));
-  };
+  set_product_schedule(def, matmul_node_shape);
   return def;
 }
 
@@ -157,10 +172,7 @@ OpDef gemm_def() {
     return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, gemm_shape(ctx).output)};
   };
   def.compute = gemm_compute;
-  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
-                    const std::vector<te::Tensor>& outputs) {
-    schedule_product(s, outputs, use_tuned_matmul(gemm_shape(ctx), ctx.input_type(0).dtype));
-  };
+  set_product_schedule(def, gemm_shape);
   return def;
 }
 
@@ -200,10 +212,7 @@ OpDef matmul_add_def() {
         "matmul_add");
     return std::vector{y};
   };
-  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
-                    const std::vector<te::Tensor>& outputs) {
-    schedule_product(s, outputs, use_tuned_matmul(matmul_add_shape(ctx), ctx.input_type(0).dtype));
-  };
+  set_product_schedule(def, matmul_add_shape);
   return def;
 }
 
