@@ -12,6 +12,7 @@
 #include "compiler/memory_plan.h"
 #include "driver/export_model.h"
 #include "passes/specialize_inputs.h"
+#include "schedule/replay.h"
 #include "support/error.h"
 
 namespace tessel::compiler {
@@ -186,6 +187,10 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
       if (options.progress)
         *options.progress << "  kernel " << model.kernels.size() + 1 << ": " << step.label
                           << " (group " << g + 1 << " of " << model.groups.size() << ")\n";
+      if (options.choose_schedule)
+        if (std::optional<schedule::Trace> trace = options.choose_schedule(kernel))
+          kernel.schedule = std::make_shared<schedule::Schedule>(
+              schedule::replay(kernel.scheduler->outputs(), *trace));
       model.kernels.push_back(lower_group_kernel(kernel, found->second, options.build));
     }
     step.kernel = found->second;
@@ -200,10 +205,9 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
   return model;
 }
 
-CompiledModel compile_model(const graph::Graph& graph,
-                            const std::vector<graph::TensorType>& input_types,
-                            const std::vector<const runtime::NDArray*>& input_values,
-                            const CompileOptions& options) {
+std::shared_ptr<const graph::Graph> optimize_graph(
+    const graph::Graph& graph, const std::vector<graph::TensorType>& input_types,
+    const std::vector<const runtime::NDArray*>& input_values, const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
   graph::Graph specialised = passes::specialize_inputs(graph, input_types, input_values);
   auto optimised = std::make_shared<const graph::Graph>(
@@ -212,6 +216,15 @@ CompiledModel compile_model(const graph::Graph& graph,
     *options.progress << "graph passes: " << graph.nodes().size() << " -> "
                       << optimised->nodes().size() << " nodes in " << elapsed_ms(start)
                       << " ms\n";
+  return optimised;
+}
+
+CompiledModel compile_model(const graph::Graph& graph,
+                            const std::vector<graph::TensorType>& input_types,
+                            const std::vector<const runtime::NDArray*>& input_values,
+                            const CompileOptions& options) {
+  std::shared_ptr<const graph::Graph> optimised =
+      optimize_graph(graph, input_types, input_values, options);
   CompiledModel model = compile_graph(*optimised, options);
   model.graph = std::move(optimised);
   return model;

@@ -6,8 +6,10 @@
 // library (driver::export_model).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@
 
 namespace tessel::compiler {
 
+struct GroupKernel;
+
+/// Chooses a kernel's schedule in place of its default one (e.g. its best tuning record):
+/// a trace to replay on the kernel's DAG, or nothing to keep the default.
+using ScheduleChooser = std::function<std::optional<schedule::Trace>(const GroupKernel&)>;
+
 struct CompileOptions {
   /// Printing, timing and early stop of the graph passes.
   passes::PipelineOptions pipeline;
@@ -33,6 +41,8 @@ struct CompileOptions {
   int num_threads = 0;
   /// When set, receives one line per compiled kernel (progress) and the phase times.
   std::ostream* progress = nullptr;
+  /// When set, may replace each distinct kernel's default schedule.
+  ScheduleChooser choose_schedule;
 };
 
 struct CompileStats {
@@ -57,6 +67,13 @@ struct CompiledModel {
 /// Fuses, builds and lowers the kernels and plans the memory of `graph`, which must be
 /// typed with static shapes and have its constants folded (passes::default_pipeline).
 CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options = {});
+
+/// The graph specialised to `input_types` (inputs with a value in `input_values` become
+/// constants), then the graph passes (passes::default_pipeline): what compile_graph takes.
+std::shared_ptr<const graph::Graph> optimize_graph(
+    const graph::Graph& graph, const std::vector<graph::TensorType>& input_types,
+    const std::vector<const runtime::NDArray*>& input_values = {},
+    const CompileOptions& options = {});
 
 /// The whole flow for one model: the graph specialised to `input_types` (inputs with a
 /// value in `input_values` become constants), the graph passes (passes::default_pipeline),

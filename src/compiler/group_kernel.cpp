@@ -127,13 +127,13 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
     result.folded_values.push_back(std::move(value));
   }
 
-  result.schedule = std::make_shared<schedule::Schedule>(root_outputs);
-  schedule::Schedule& s = *result.schedule;
   // The kernel takes the placeholders its DAG reads (constants folded into the compute as
   // values are not arguments), then the outputs.
+  std::set<const te::OperationNode*> read;
+  for (const te::Operation& op : te::topological_order(root_outputs)) read.insert(op.get());
   std::vector<const graph::Value*> inputs;
   for (size_t i = 0; i < placeholders.size(); ++i) {
-    if (!s.stage_of(placeholders[i].op().get())) {
+    if (!read.count(placeholders[i].op().get())) {
       if (external[i]->constant && !loaded.count(placeholders[i].op().get()))
         describe_data(key, *external[i]->constant);
       continue;
@@ -147,19 +147,15 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
   for (const te::Tensor& t : root_outputs) key << "->" << t.dtype().to_string();
   result.key = key.str();
 
-  // The chain's intermediate results are computed inside their consumers.
-  for (const te::Tensor& t : intermediates) {
-    const schedule::Stage* stage = s.stage_of(t.op().get());
-    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) s.compute_inline(t);
-  }
   const graph::Node* scheduled = group.anchor ? group.anchor : group.nodes.size() == 1 ? group.nodes[0] : nullptr;
-  const ops::OpDef* scheduled_def = scheduled ? &executor::find_op(*scheduled) : nullptr;
-  if (scheduled_def && scheduled_def->schedule) {
+  std::unique_ptr<ops::OpContext> scheduled_context;
+  if (scheduled) {
     size_t index = std::find(group.nodes.begin(), group.nodes.end(), scheduled) - group.nodes.begin();
-    scheduled_def->schedule(*contexts[index], s, root_outputs);
-  } else {
-    ops::schedule_generic(s, root_outputs);
+    scheduled_context = std::move(contexts[index]);
   }
+  result.scheduler = std::make_shared<GroupScheduler>(root_outputs, intermediates,
+                                                      std::move(scheduled_context));
+  result.schedule = result.scheduler->schedule();
 
   // In place: an element-wise group may write its output over an input of the same shape.
   bool elementwise = root_outputs.size() == 1 && !group.anchor;
@@ -176,6 +172,39 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
     }
   }
   return result;
+}
+
+GroupScheduler::GroupScheduler(std::vector<te::Tensor> outputs,
+                               std::vector<te::Tensor> intermediates,
+                               std::unique_ptr<ops::OpContext> scheduled)
+    : outputs_(std::move(outputs)),
+      intermediates_(std::move(intermediates)),
+      scheduled_(std::move(scheduled)) {}
+
+GroupScheduler::~GroupScheduler() = default;
+
+std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValues& knobs) const {
+  auto result = std::make_shared<schedule::Schedule>(outputs_);
+  schedule::Schedule& s = *result;
+  // The chain's intermediate results are computed inside their consumers.
+  for (const te::Tensor& t : intermediates_) {
+    const schedule::Stage* stage = s.stage_of(t.op().get());
+    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) s.compute_inline(t);
+  }
+  if (scheduled_ && scheduled_->def().schedule) {
+    // A copy reads the knobs, so that concurrent calls do not share them.
+    ops::OpContext ctx = *scheduled_;
+    ctx.set_knobs(&knobs);
+    scheduled_->def().schedule(ctx, s, outputs_);
+  } else {
+    ops::schedule_generic(s, outputs_);
+  }
+  return result;
+}
+
+ops::TuningSpace GroupScheduler::tuning_space() const {
+  if (!scheduled_ || !scheduled_->def().tuning_space) return {};
+  return scheduled_->def().tuning_space(*scheduled_);
 }
 
 ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,

@@ -15,15 +15,20 @@
 #include "driver/build.h"
 #include "graph/graph.h"
 #include "ir/stmt.h"
+#include "ops/op_context.h"
 
 namespace tessel::compiler {
+
+class GroupScheduler;
 
 struct GroupKernel {
   /// Identifies the kernel's computation (operators, attributes, types, wiring and the
   /// compile-time constants baked in): groups with equal keys share one kernel.
   std::string key;
-  /// The schedule and its arguments, ready to lower.
+  /// The schedule and its arguments, ready to lower: the default schedule of the group.
   std::shared_ptr<schedule::Schedule> schedule;
+  /// Schedules the same DAG again, e.g. at other knob values of its tuning template.
+  std::shared_ptr<const GroupScheduler> scheduler;
   std::vector<te::Tensor> args;
   /// The graph value of each argument: the group's inputs read by the kernel, then one entry
   /// per output the kernel writes (nullptr for an output the graph omits: it needs scratch).
@@ -37,6 +42,28 @@ struct GroupKernel {
   /// Whether output 0 may share the memory of input `in_place_input` (same size, every
   /// element read only where the same element is written); -1 when not.
   int in_place_input = -1;
+};
+
+/// Schedules a group's DAG: the chain's intermediate results inlined, then the schedule of
+/// the anchor (or of the single node; the generic one otherwise) at chosen knob values.
+/// Keeps pointers into the graph the group came from. Thread-safe.
+class GroupScheduler {
+ public:
+  GroupScheduler(std::vector<te::Tensor> outputs, std::vector<te::Tensor> intermediates,
+                 std::unique_ptr<ops::OpContext> scheduled);
+  ~GroupScheduler();
+  /// The DAG's outputs (the kernel's output arguments).
+  const std::vector<te::Tensor>& outputs() const { return outputs_; }
+  /// A fresh schedule at `knobs` (empty: the default schedule).
+  std::shared_ptr<schedule::Schedule> schedule(const ops::KnobValues& knobs = {}) const;
+  /// The tuning template of the scheduled node; no knobs when it has none.
+  ops::TuningSpace tuning_space() const;
+
+ private:
+  std::vector<te::Tensor> outputs_;
+  std::vector<te::Tensor> intermediates_;
+  /// The node whose operator schedules the group; nullptr: the generic schedule.
+  std::unique_ptr<ops::OpContext> scheduled_;
 };
 
 /// Builds the tensor expressions and the schedule of `group`. Node types come from the
