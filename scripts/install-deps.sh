@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev
   libgtest-dev libdnnl-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libsqlite3-dev libxgboost-dev  # tuning records; the tuner's cost model
   python3 python3-numpy python3-venv python3-onnx python3-torch python3-torchvision
   libopenblas0-openmp  # else Debian's torch (installed without recommends) uses reference BLAS
 )
