@@ -1,0 +1,123 @@
+// Cost-model features read off lowered loop IR.
+#include "autotune/features.h"
+
+#include <cmath>
+
+#include "ir/functor.h"
+#include "lower/lower.h"
+
+namespace tessel::autotune {
+namespace {
+
+float log_scale(double x) {
+  return static_cast<float>(std::log2(1.0 + std::max(0.0, x)));
+}
+
+double const_extent(const ir::Expr& extent) {
+  const int64_t* e = ir::as_const_int(extent);
+  return e ? static_cast<double>(*e) : 1.0;
+}
+
+/// Loads, and loads whose last index uses `inner`, in one expression tree.
+class LoadCounter : public ir::IRVisitor {
+ public:
+  explicit LoadCounter(const ir::VarNode* inner) : inner_(inner) {}
+  double loads = 0, inner_loads = 0;
+
+ private:
+  void visit_Load(const ir::LoadNode* op) override {
+    loads += 1;
+    if (inner_ && !op->indices.empty() && uses_inner(op->indices.back())) inner_loads += 1;
+    visit_children(op);
+  }
+  bool uses_inner(const ir::Expr& e) {
+    struct Finder : ir::IRVisitor {
+      const ir::VarNode* var = nullptr;
+      bool found = false;
+      void visit_Var(const ir::VarNode* op) override { found |= op == var; }
+    } finder;
+    finder.var = inner_;
+    finder.visit(e);
+    return finder.found;
+  }
+  const ir::VarNode* inner_;
+};
+
+/// Walks the statements with the stack of enclosing loops.
+class LoopWalker : public ir::IRVisitor {
+ public:
+  struct Loop {
+    const ir::ForNode* node;
+    double extent;
+  };
+  /// Features of the store doing the most arithmetic.
+  std::vector<float> main_features = std::vector<float>(9, 0.0f);
+  double best_work = -1;
+  double stores = 0, loops = 0, local_bytes = 0;
+
+ private:
+  void visit_For(const ir::ForNode* op) override {
+    loops += 1;
+    stack_.push_back({op, const_extent(op->extent)});
+    visit(op->body);
+    stack_.pop_back();
+  }
+  void visit_Allocate(const ir::AllocateNode* op) override {
+    if (op->buffer->scope == ir::MemoryScope::Local && op->buffer.const_size() > 0)
+      local_bytes += static_cast<double>(op->buffer.const_size() * op->buffer->dtype.bytes());
+    visit(op->body);
+  }
+  void visit_Store(const ir::StoreNode* op) override {
+    stores += 1;
+    double trips = 1, parallel = 1, vector = 1, unrolled = 1;
+    for (const Loop& loop : stack_) {
+      trips *= loop.extent;
+      if (loop.node->for_kind == ir::ForKind::Parallel) parallel *= loop.extent;
+      if (loop.node->for_kind == ir::ForKind::Vectorized) vector *= loop.extent;
+      if (loop.node->for_kind == ir::ForKind::Unrolled) unrolled *= loop.extent;
+    }
+    LoadCounter counter(stack_.empty() ? nullptr : stack_.back().node->var.get());
+    counter.visit(op->value);
+    double flops = count_flops(op->value);
+    double work = trips * std::max(1.0, flops);
+    if (work <= best_work) return;
+    best_work = work;
+    double innermost = stack_.empty() ? 1 : stack_.back().extent;
+    main_features = {log_scale(trips),
+                     log_scale(trips * flops),
+                     log_scale(parallel),
+                     log_scale(vector),
+                     log_scale(unrolled),
+                     log_scale(counter.loads),
+                     log_scale(counter.inner_loads),
+                     log_scale(static_cast<double>(stack_.size())),
+                     log_scale(innermost)};
+  }
+  std::vector<Loop> stack_;
+};
+
+}  // namespace
+
+std::vector<float> loop_features(const ir::PrimFunc& func) {
+  LoopWalker walker;
+  walker.visit(func.body);
+  std::vector<float> features = walker.main_features;
+  features.push_back(log_scale(walker.stores));
+  features.push_back(log_scale(walker.loops));
+  features.push_back(log_scale(walker.local_bytes));
+  features.push_back(log_scale(walker.best_work));
+  features.push_back(log_scale(static_cast<double>(func.params.size())));
+  return features;
+}
+
+std::vector<float> candidate_features(const Task& task, const Point& point) {
+  std::shared_ptr<schedule::Schedule> schedule = task.schedule_at(point);
+  std::vector<float> features =
+      loop_features(lower::lower(*schedule, task.kernel->args, "features"));
+  for (size_t k = 0; k < point.size(); ++k)
+    features.push_back(log_scale(
+        static_cast<double>(task.space.knobs()[k].values[static_cast<size_t>(point[k])])));
+  return features;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,264 @@
+// Measurer: parallel builds, one forked worker per candidate run, checks and timing.
+#include "autotune/measure.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "driver/build.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+
+namespace tessel::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Fills `array` with values every operator accepts: floats in [-1, 1], integers 0 (valid
+/// indices and counts).
+void fill_random(runtime::NDArray& array, std::mt19937& rng) {
+  std::memset(array.data(), 0, static_cast<size_t>(array.nbytes()));
+  if (array.dtype() != runtime::DType::Float(32)) return;
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  float* data = array.data_as<float>();
+  for (int64_t i = 0; i < array.size(); ++i) data[i] = uniform(rng);
+}
+
+/// Why `output` differs from `reference`, or "" when it matches within the tolerance.
+std::string compare(const runtime::NDArray& output, const runtime::NDArray& reference,
+                    const MeasureOptions& options, size_t index) {
+  if (reference.dtype() != runtime::DType::Float(32)) {
+    if (std::memcmp(output.data(), reference.data(), static_cast<size_t>(reference.nbytes())) == 0)
+      return "";
+    return "wrong result: output " + std::to_string(index) + " differs from the default schedule's";
+  }
+  const float* out = output.data_as<float>();
+  const float* ref = reference.data_as<float>();
+  double scale = 0;
+  for (int64_t i = 0; i < reference.size(); ++i)
+    if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
+  for (int64_t i = 0; i < reference.size(); ++i) {
+    if (std::isnan(ref[i]) && std::isnan(out[i])) continue;
+    double diff = std::fabs(static_cast<double>(out[i]) - ref[i]);
+    if (!(diff <= options.rtol * std::fabs(static_cast<double>(ref[i])) + options.atol * scale)) {
+      std::ostringstream text;
+      text << "wrong result: output " << index << " element " << i << " is " << out[i]
+           << ", the default schedule gives " << ref[i];
+      return text.str();
+    }
+  }
+  return "";
+}
+
+/// Writes all of `text` to `fd` (the worker's report).
+void write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+/// Reads the worker's report until it closes the pipe or `deadline` passes; false on time-out.
+bool read_report(int fd, Clock::time_point deadline, std::string& report) {
+  char buffer[4096];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    report.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status))
+    return "crashed: signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " and no report";
+}
+
+/// Whether `candidate` writes outputs of the same types as `reference`'s.
+bool same_outputs(const std::vector<te::Tensor>& candidate,
+                  const std::vector<te::Tensor>& reference) {
+  if (candidate.size() != reference.size()) return false;
+  for (size_t o = 0; o < candidate.size(); ++o) {
+    if (candidate[o].dtype() != reference[o].dtype() || candidate[o].ndim() != reference[o].ndim())
+      return false;
+    for (int d = 0; d < candidate[o].ndim(); ++d) {
+      const int64_t* a = ir::as_const_int(candidate[o].shape()[d]);
+      const int64_t* b = ir::as_const_int(reference[o].shape()[d]);
+      if (!a || !b || *a != *b) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+double MeasureResult::mean_cost() const {
+  if (!ok() || costs.empty()) return std::numeric_limits<double>::infinity();
+  double sum = 0;
+  for (double c : costs) sum += c;
+  return sum / static_cast<double>(costs.size());
+}
+
+Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureOptions options)
+    : kernel_(std::move(kernel)), options_(std::move(options)) {
+  if (options_.threads > 0) runtime::set_num_threads(options_.threads);
+  std::mt19937 rng(20261202);
+  const compiler::GroupKernel& k = *kernel_;
+  for (size_t a = 0; a < k.args.size(); ++a) {
+    const graph::Value* value = k.arg_values[a];
+    graph::TensorType type = a < k.num_inputs ? value->type : k.output_types[a - k.num_inputs];
+    runtime::NDArray array(type.shape(), graph::to_runtime_dtype(type.dtype));
+    if (a < k.num_inputs && value->constant)
+      std::memcpy(array.data(), value->constant->data(), static_cast<size_t>(array.nbytes()));
+    else
+      fill_random(array, rng);
+    args_.push_back(std::move(array));
+  }
+  driver::Kernel reference = driver::build(*k.schedule, k.args, "reference");
+  std::vector<void*> pointers;
+  for (runtime::NDArray& array : args_) pointers.push_back(array.data());
+  reference.run(pointers);
+  for (size_t a = k.num_inputs; a < args_.size(); ++a) reference_.push_back(args_[a].copy());
+}
+
+MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
+                                      size_t index) {
+  int fds[2];
+  if (::pipe(fds) != 0) TESSEL_INTERNAL_ERROR("pipe failed: ", std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) TESSEL_INTERNAL_ERROR("fork failed: ", std::strerror(errno));
+  if (pid == 0) {
+    // The worker: the kernel, inputs and reference are this process's copies.
+    ::close(fds[0]);
+    std::string report;
+    try {
+      if (options_.in_worker) options_.in_worker(index);
+      std::vector<void*> pointers;
+      for (runtime::NDArray& array : args_) pointers.push_back(array.data());
+      const compiler::GroupKernel& k = *kernel_;
+      // Outputs start as NaN so that elements the candidate never writes are caught.
+      for (size_t a = k.num_inputs; a < args_.size(); ++a)
+        std::memset(args_[a].data(), 0xff, static_cast<size_t>(args_[a].nbytes()));
+      auto start = Clock::now();
+      run(pointers);
+      double first = seconds_since(start);
+      for (size_t o = 0; o < reference_.size() && report.empty(); ++o)
+        report = compare(args_[k.num_inputs + o], reference_[o], options_, o);
+      if (report.empty()) {
+        int64_t number = std::max<int64_t>(
+            1,
+            static_cast<int64_t>(std::ceil(options_.min_repeat_seconds / std::max(first, 1e-9))));
+        report = "ok";
+        for (int r = 0; r < options_.repeats; ++r) {
+          auto begin = Clock::now();
+          for (int64_t i = 0; i < number; ++i) run(pointers);
+          std::ostringstream cost;
+          cost.precision(9);
+          cost << " " << seconds_since(begin) / static_cast<double>(number);
+          report += cost.str();
+        }
+      }
+    } catch (const std::exception& e) {
+      report = std::string("run failed: ") + e.what();
+    }
+    write_all(fds[1], report);
+    ::_exit(0);  // no destructors or atexit handlers of the parent's state
+  }
+  ::close(fds[1]);
+  std::string report;
+  bool finished =
+      read_report(fds[0],
+                  Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(options_.timeout_seconds)),
+                  report);
+  ::close(fds[0]);
+  if (!finished) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  MeasureResult result;
+  if (!finished) {
+    result.error = "timed out after " + std::to_string(options_.timeout_seconds) + " s";
+  } else if (report.rfind("ok", 0) == 0) {
+    std::istringstream costs(report.substr(2));
+    for (double c; costs >> c;) result.costs.push_back(c);
+  } else {
+    result.error = report.empty() ? describe_exit(status) : report;
+  }
+  return result;
+}
+
+std::vector<MeasureResult> Measurer::measure(
+    const std::vector<std::shared_ptr<schedule::Schedule>>& candidates) {
+  std::vector<MeasureResult> results(candidates.size());
+  std::vector<std::unique_ptr<driver::Kernel>> built(candidates.size());
+  // Builds in parallel; every worker thread is joined before any process is forked.
+  std::atomic<size_t> next{0};
+  auto build_some = [&] {
+    for (size_t i; (i = next++) < candidates.size();) {
+      auto start = Clock::now();
+      try {
+        if (!same_outputs(candidates[i]->outputs(), kernel_->scheduler->outputs()))
+          TESSEL_INTERNAL_ERROR("candidate ", i, " writes outputs of other types than the task's");
+        // The kernel's inputs, then the candidate DAG's outputs (of the same types).
+        std::vector<te::Tensor> args(
+            kernel_->args.begin(),
+            kernel_->args.begin() + static_cast<std::ptrdiff_t>(kernel_->num_inputs));
+        for (const te::Tensor& out : candidates[i]->outputs()) args.push_back(out);
+        built[i] =
+            std::make_unique<driver::Kernel>(driver::build(*candidates[i], args, "candidate"));
+      } catch (const std::exception& e) {
+        results[i].error = std::string("build failed: ") + e.what();
+      }
+      results[i].build_seconds = seconds_since(start);
+    }
+  };
+  int jobs = options_.build_jobs > 0
+                 ? options_.build_jobs
+                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::min<int>(jobs, static_cast<int>(candidates.size())); ++j)
+    threads.emplace_back(build_some);
+  build_some();
+  for (std::thread& t : threads) t.join();
+
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!built[i]) continue;
+    const driver::Kernel& kernel = *built[i];
+    double build_seconds = results[i].build_seconds;
+    results[i] = run_in_worker([&](const std::vector<void*>& args) { kernel.run(args); }, i);
+    results[i].build_seconds = build_seconds;
+  }
+  return results;
+}
+
+MeasureResult Measurer::measure_default() {
+  return measure({kernel_->schedule}).at(0);
+}
+
+}  // namespace tessel::autotune

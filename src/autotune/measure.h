@@ -1,0 +1,68 @@
+// Measuring candidate schedules of a task so that no candidate can break the tuner.
+//
+// Candidates are built (lowered, optimised, JIT-compiled) in parallel threads, then run one
+// at a time, each in a worker process forked for it: a candidate that crashes, hangs past
+// the time-out or computes other numbers than the task's default schedule (checked on
+// random inputs) is reported as failed with the reason, and the tuner goes on. A good
+// candidate is timed for a fixed number of repeats, each long enough to be measurable.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/group_kernel.h"
+#include "runtime/ndarray.h"
+#include "schedule/schedule.h"
+
+namespace tessel::autotune {
+
+struct MeasureOptions {
+  int threads = 0;                   ///< threads the kernels run with (0: the runtime's default)
+  int repeats = 3;                   ///< timed repeats per candidate
+  double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long
+  double timeout_seconds = 10;       ///< per candidate run (its build excluded)
+  int build_jobs = 0;                ///< candidates built at once (0: one per hardware thread)
+  double rtol = 1e-3;                ///< allowed difference from the default schedule's output,
+  double atol = 1e-4;                ///< |x - ref| <= rtol*|ref| + atol*max|ref|
+  /// Runs in the worker process before candidate `index` runs; tests inject crashes and
+  /// hangs with it.
+  std::function<void(size_t index)> in_worker;
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  ///< seconds per run, one per repeat; empty when failed
+  std::string error;          ///< why the candidate failed; empty when it did not
+  double build_seconds = 0;
+  bool ok() const { return error.empty(); }
+  /// Mean of costs; +infinity when failed.
+  double mean_cost() const;
+};
+
+class Measurer {
+ public:
+  /// Random inputs for `kernel` (its constant arguments keep their values) and the outputs
+  /// of its default schedule on them, the reference every candidate must match.
+  Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureOptions options);
+
+  /// Builds and runs the candidates (schedules of the kernel's DAG, or of a DAG with the
+  /// same inputs and output types); one result each.
+  std::vector<MeasureResult> measure(
+      const std::vector<std::shared_ptr<schedule::Schedule>>& candidates);
+  /// Measures the kernel's default schedule (a baseline for speed-ups).
+  MeasureResult measure_default();
+
+  const MeasureOptions& options() const { return options_; }
+
+ private:
+  MeasureResult run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
+                              size_t index);
+
+  std::shared_ptr<const compiler::GroupKernel> kernel_;
+  MeasureOptions options_;
+  std::vector<runtime::NDArray> args_;       ///< inputs, then outputs
+  std::vector<runtime::NDArray> reference_;  ///< outputs of the default schedule
+};
+
+}  // namespace tessel::autotune

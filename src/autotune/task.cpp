@@ -1,0 +1,153 @@
+// Task extraction: fused groups -> distinct kernels with weights, FLOPs and templates.
+#include "autotune/task.h"
+
+#include <cstdio>
+#include <map>
+#include <thread>
+
+#include "codegen/llvm/target.h"
+#include "ir/functor.h"
+#include "ops/cpu_features.h"
+#include "support/error.h"
+#include "te/dag.h"
+
+namespace tessel::autotune {
+namespace {
+
+/// 64-bit FNV-1a.
+uint64_t fnv1a(const std::string& text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+/// Counts floating-point arithmetic, scaled by the extents of the reductions around it.
+class FlopCounter : public ir::IRVisitor {
+ public:
+  double flops = 0;
+
+ private:
+  void count(const ir::ExprNode* op) {
+    if (op->dtype.is_float()) flops += scale_ * op->dtype.lanes;
+  }
+#define TESSEL_COUNT(name)                               \
+  void visit_##name(const ir::name##Node* op) override { \
+    count(op);                                           \
+    visit_children(op);                                  \
+  }
+  TESSEL_COUNT(Add)
+  TESSEL_COUNT(Sub)
+  TESSEL_COUNT(Mul)
+  TESSEL_COUNT(Div)
+  TESSEL_COUNT(Min)
+  TESSEL_COUNT(Max)
+  TESSEL_COUNT(Call)
+#undef TESSEL_COUNT
+  void visit_Reduce(const ir::ReduceNode* op) override {
+    double steps = 1;
+    for (const ir::IterVar& axis : op->axes) {
+      const int64_t* extent = ir::as_const_int(axis.extent);
+      steps *= extent ? static_cast<double>(*extent) : 1.0;
+    }
+    double outer = scale_;
+    scale_ *= steps;
+    count(op);  // the combine
+    visit(op->source);
+    scale_ = outer;
+  }
+  double scale_ = 1;
+};
+
+std::string hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string shape_text(const graph::TensorType& type) {
+  std::string text;
+  for (int64_t d : type.shape()) text += (text.empty() ? "" : "x") + std::to_string(d);
+  return text;
+}
+
+}  // namespace
+
+std::shared_ptr<schedule::Schedule> Task::schedule_at(const Point& point) const {
+  ops::KnobValues knobs;
+  for (size_t k = 0; k < space.knobs().size(); ++k)
+    knobs.set(space.knobs()[k].name, space.knobs()[k].values.at(static_cast<size_t>(point.at(k))));
+  return kernel->scheduler->schedule(knobs);
+}
+
+std::string target_key(const std::string& target, int threads) {
+  const codegen::Target parsed =
+      target.empty() ? codegen::Target::host() : codegen::Target::parse(target);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return "llvm -mcpu=" + parsed.cpu + " -lanes=" + std::to_string(ops::host_float_lanes()) +
+         " -threads=" + std::to_string(threads);
+}
+
+std::string task_key(const compiler::GroupKernel& kernel, const std::string& target) {
+  return hex(fnv1a(kernel.key + "|" + target));
+}
+
+double count_flops(const std::vector<te::Tensor>& outputs) {
+  double flops = 0;
+  for (const te::Operation& op : te::topological_order(outputs)) {
+    if (op->is_placeholder()) continue;
+    double elements = 1;
+    for (const ir::Expr& extent : op->shape) {
+      const int64_t* e = ir::as_const_int(extent);
+      elements *= e ? static_cast<double>(*e) : 1.0;
+    }
+    for (const ir::Expr& body : op->bodies) flops += elements * count_flops(body);
+  }
+  return flops;
+}
+
+double count_flops(const ir::Expr& e) {
+  FlopCounter counter;
+  counter.visit(e);
+  return counter.flops;
+}
+
+TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
+                      const compiler::CompileOptions& options) {
+  TaskSet set;
+  set.graph = graph;
+  std::string target = target_key(options.build.target, options.num_threads);
+  std::vector<compiler::FusedGroup> groups = compiler::fuse_operators(*graph, options.fusion);
+  compiler::FoldKernelCache fold_cache;
+  std::map<std::string, size_t> index_of_key;
+  for (const compiler::FusedGroup& group : groups) {
+    auto kernel =
+        std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(group, fold_cache));
+    bool any_elements = false;
+    for (const graph::TensorType& type : kernel->output_types)
+      any_elements |= type.num_elements() > 0;
+    if (!any_elements) continue;  // compile_graph launches nothing for it
+    std::string key = task_key(*kernel, target);
+    auto [found, added] = index_of_key.try_emplace(key, set.tasks.size());
+    if (!added) {
+      ++set.tasks[found->second].weight;
+      continue;
+    }
+    Task task;
+    task.key = key;
+    task.target = target;
+    task.name = group.label() + " " + shape_text(kernel->output_types.at(0));
+    task.weight = 1;
+    task.flops = count_flops(kernel->scheduler->outputs());
+    ops::TuningSpace space = kernel->scheduler->tuning_space();
+    task.template_name = space.template_name;
+    for (ops::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
+    task.kernel = std::move(kernel);
+    set.tasks.push_back(std::move(task));
+  }
+  return set;
+}
+
+}  // namespace tessel::autotune

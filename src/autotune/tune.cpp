@@ -1,0 +1,209 @@
+// tune_tasks: the task scheduler, the rounds of propose / measure / record, progress.
+#include "autotune/tune.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "autotune/features.h"
+#include "autotune/tuner.h"
+#include "support/error.h"
+#include "support/json.h"
+
+namespace tessel::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double gflops(double flops, double seconds) {
+  return seconds > 0 && std::isfinite(seconds) ? flops / seconds * 1e-9 : 0.0;
+}
+
+std::string clock_text(double seconds) {
+  int s = static_cast<int>(seconds + 0.5);
+  std::ostringstream text;
+  text << s / 60 << ":" << std::setw(2) << std::setfill('0') << s % 60;
+  return text.str();
+}
+
+/// What the loop knows of one task.
+struct TaskState {
+  const Task* task = nullptr;
+  std::unique_ptr<Tuner> tuner;
+  std::unique_ptr<Measurer> measurer;
+  double best = kInfinity;
+  /// The best cost after each of this run's rounds (the first entry: before them).
+  std::vector<double> best_history;
+  bool done = false;
+  TaskResult result;
+};
+
+/// Samples of other tasks of the same template, their costs relative to each task's best.
+std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db,
+                                             size_t features) {
+  std::vector<Record> records =
+      db.records_of_template(task.template_name, task.target, task.key, 2000);
+  std::map<std::string, double> best_of_task;
+  for (const Record& r : records)
+    if (r.ok()) {
+      double& best = best_of_task.try_emplace(r.task_key, kInfinity).first->second;
+      best = std::min(best, r.mean_cost());
+    }
+  std::vector<TransferSample> samples;
+  for (const Record& r : records) {
+    if (r.features.size() != features) continue;
+    double relative = r.ok() ? best_of_task[r.task_key] / r.mean_cost() : 0.0;
+    samples.push_back({r.features, relative});
+  }
+  return samples;
+}
+
+/// Starts a task: its tuner, fed with the records the database already holds.
+void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& options) {
+  const Task& task = *state.task;
+  TunerOptions tuner_options;
+  tuner_options.seed = options.seed;
+  tuner_options.features = [&task](const Point& p) { return candidate_features(task, p); };
+  if (options.tuner == "xgb" && options.transfer)
+    tuner_options.transfer = transfer_samples(task, db, kLoopFeatures + task.space.knobs().size());
+  state.tuner = make_tuner(options.tuner, task.space, tuner_options);
+  std::vector<Measurement> known;
+  for (const Record& r : db.records(task.key, task.target)) {
+    ++state.result.trials;
+    if (!r.ok()) ++state.result.failed;
+    state.best = std::min(state.best, r.mean_cost());
+    try {
+      known.push_back({task.space.from_json(json::parse(r.point_json).as_object()), r.mean_cost()});
+    } catch (const CompileError&) {
+      // A record of another version of the template: it still counts as a trial.
+    }
+  }
+  if (!known.empty()) state.tuner->update(known);
+  state.best_history.push_back(state.best);
+  state.done = state.result.trials >= options.trials;
+}
+
+/// The expected gain in model latency from one more batch of `state`'s task.
+double expected_gain(const TaskState& state) {
+  const Task& task = *state.task;
+  if (state.best_history.size() < 2 || !std::isfinite(state.best))
+    return kInfinity;  // untried in this run: every task gets a first batch
+  size_t n = state.best_history.size();
+  double before = state.best_history[n >= 3 ? n - 3 : 0];
+  double improvement = std::isfinite(before) ? (before - state.best) / before : 1.0;
+  return task.weight * state.best * std::max(improvement, 0.02);
+}
+
+Record make_record(const Task& task, const Point& point, const schedule::Schedule* schedule,
+                   const MeasureResult& measured) {
+  Record r;
+  r.task_key = task.key;
+  r.target = task.target;
+  r.task_name = task.name;
+  r.template_name = task.template_name;
+  r.point_json = json::write(task.space.to_json(point));
+  r.trace_json = schedule ? schedule->trace().to_json() : "{\"version\": 1, \"steps\": []}";
+  r.costs = measured.costs;
+  r.error = measured.error;
+  if (schedule) r.features = candidate_features(task, point);
+  r.timestamp = static_cast<double>(std::time(nullptr));
+  return r;
+}
+
+}  // namespace
+
+std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
+                                   const TuneOptions& options) {
+  auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::vector<TaskState> states;
+  for (const Task& task : tasks.tasks) {
+    if (!task.tunable()) continue;
+    TaskState state;
+    state.task = &task;
+    state.result.key = task.key;
+    state.result.name = task.name;
+    state.result.flops = task.flops;
+    state.result.weight = task.weight;
+    start_task(state, db, options);
+    states.push_back(std::move(state));
+  }
+  int run_trials = 0, planned = 0;
+  for (const TaskState& s : states) planned += std::max(0, options.trials - s.result.trials);
+
+  while (options.time_budget_seconds <= 0 || elapsed() < options.time_budget_seconds) {
+    // The task scheduler: the largest expected gain; ties (untried tasks) by order.
+    TaskState* next = nullptr;
+    for (TaskState& s : states)
+      if (!s.done && (!next || expected_gain(s) > expected_gain(*next))) next = &s;
+    if (!next) break;
+    TaskState& state = *next;
+    const Task& task = *state.task;
+    if (!state.measurer) {
+      state.measurer = std::make_unique<Measurer>(task.kernel, options.measure);
+      state.result.default_cost = state.measurer->measure_default().mean_cost();
+    }
+    size_t count =
+        static_cast<size_t>(std::min(options.batch, options.trials - state.result.trials));
+    std::vector<Point> points = state.tuner->next_batch(count);
+    if (points.empty()) {
+      state.done = true;  // the space is exhausted
+      continue;
+    }
+    std::vector<std::shared_ptr<schedule::Schedule>> schedules;
+    std::vector<size_t> scheduled;  // index into points
+    std::vector<MeasureResult> results(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      try {
+        schedules.push_back(task.schedule_at(points[i]));
+        scheduled.push_back(i);
+      } catch (const CompileError& e) {
+        results[i].error = std::string("schedule failed: ") + e.what();
+      }
+    }
+    std::vector<MeasureResult> measured = state.measurer->measure(schedules);
+    for (size_t j = 0; j < scheduled.size(); ++j) results[scheduled[j]] = measured[j];
+    std::vector<Measurement> update;
+    for (size_t i = 0, j = 0; i < points.size(); ++i) {
+      const schedule::Schedule* schedule =
+          j < scheduled.size() && scheduled[j] == i ? schedules[j++].get() : nullptr;
+      db.add(make_record(task, points[i], schedule, results[i]));
+      update.push_back({points[i], results[i].mean_cost()});
+      ++state.result.trials;
+      ++run_trials;
+      if (!results[i].ok()) ++state.result.failed;
+      state.best = std::min(state.best, results[i].mean_cost());
+      state.result.curve.push_back(
+          {state.result.trials, elapsed(), gflops(task.flops, state.best)});
+    }
+    state.tuner->update(update);
+    state.best_history.push_back(state.best);
+    state.done = state.result.trials >= options.trials;
+    if (options.progress) {
+      double eta = run_trials > 0 ? elapsed() / run_trials * std::max(0, planned - run_trials) : 0;
+      *options.progress << (options.live ? "\r" : "") << "[" << task.name << "] "
+                        << state.result.trials << "/" << options.trials << " trials, best "
+                        << std::fixed << std::setprecision(1) << gflops(task.flops, state.best)
+                        << " GFLOP/s (default " << gflops(task.flops, state.result.default_cost)
+                        << "), " << state.result.failed << " failed | elapsed "
+                        << clock_text(elapsed()) << ", ETA " << clock_text(eta) << "   "
+                        << (options.live ? "" : "\n") << std::flush;
+    }
+  }
+  if (options.progress && options.live) *options.progress << "\n";
+  std::vector<TaskResult> results;
+  for (TaskState& s : states) {
+    s.result.best_cost = std::isfinite(s.best) ? s.best : 0.0;
+    results.push_back(std::move(s.result));
+  }
+  return results;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,60 @@
+// The tuning loop over a model's tasks: a task scheduler hands out batches of trials, a
+// tuner proposes candidates for the chosen task, the measurer measures them, and every
+// measurement goes into the records database as soon as it is made.
+//
+// Resumable: the records a database already holds for a task count as its trials, feed
+// its tuner and set its best, so running again continues where a run stopped (or was
+// killed). The scheduler gives the next batch to the task whose expected gain in model
+// latency is largest: weight x best time x the relative improvement of its last batches
+// (a task not yet tried comes first), so trials go where the model gains most.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "autotune/measure.h"
+#include "autotune/records.h"
+#include "autotune/task.h"
+
+namespace tessel::autotune {
+
+struct TuneOptions {
+  std::string tuner = "xgb";       ///< random, grid, ga or xgb
+  int trials = 200;                ///< trials per task (records already held count)
+  double time_budget_seconds = 0;  ///< stop after this long (0: no limit)
+  int batch = 16;                  ///< candidates per round
+  uint64_t seed = 0;
+  bool transfer = true;  ///< "xgb" learns from records of tasks of the same template
+  MeasureOptions measure;
+  /// Receives a progress line per round (with '\r' when `live`) and a summary per task.
+  std::ostream* progress = nullptr;
+  bool live = false;
+};
+
+/// One point of a task's tuning curve.
+struct CurvePoint {
+  int trial = 0;
+  double seconds = 0;  ///< wall time since the run started
+  double best_gflops = 0;
+};
+
+struct TaskResult {
+  std::string key, name;
+  int trials = 0;           ///< records of the task after the run
+  int failed = 0;           ///< failed records among them
+  double default_cost = 0;  ///< seconds per launch of the default schedule (0: unmeasured)
+  double best_cost = 0;     ///< of the best record (0: none)
+  double flops = 0;
+  int weight = 0;
+  std::vector<CurvePoint> curve;  ///< this run's trials
+};
+
+/// Tunes every tunable task of `tasks`, storing each measurement in `db`.
+std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
+                                   const TuneOptions& options);
+
+/// Writes a task's tuning curve as an SVG: best GFLOP/s against trials and against wall time.
+void write_curve_svg(const TaskResult& result, const std::string& path);
+
+}  // namespace tessel::autotune

@@ -1,0 +1,99 @@
+// Measurer: good candidates are timed; a wrong, a crashing and a hanging candidate are each
+// recorded as failed with their reason, and measuring goes on.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+#include "autotune/measure.h"
+#include "autotune_test_util.h"
+#include "te/compute.h"
+
+namespace tessel::autotune {
+namespace {
+
+struct MatmulTask {
+  compiler::testing::TypedGraph graph = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(graph.graph);
+  const Task& task() const { return set.tasks.at(0); }
+};
+
+MeasureOptions quick() {
+  MeasureOptions options;
+  options.repeats = 2;
+  options.min_repeat_seconds = 0.001;
+  options.timeout_seconds = 2;
+  return options;
+}
+
+TEST(Measure, TimesEveryRepeatOfAGoodCandidate) {
+  MatmulTask m;
+  Measurer measurer(m.task().kernel, quick());
+  MeasureResult result = measurer.measure_default();
+  ASSERT_TRUE(result.ok()) << result.error;
+  ASSERT_EQ(result.costs.size(), 2u);
+  for (double c : result.costs) EXPECT_GT(c, 0);
+  EXPECT_GT(result.build_seconds, 0);
+  EXPECT_EQ(result.mean_cost(), (result.costs[0] + result.costs[1]) / 2);
+}
+
+TEST(Measure, AWrongCandidateIsCaught) {
+  MatmulTask m;
+  const compiler::GroupKernel& kernel = *m.task().kernel;
+  Measurer measurer(m.task().kernel, quick());
+  // Same inputs and output type, another computation: the sum over k is one term short.
+  const te::Tensor& out = kernel.scheduler->outputs().at(0);
+  const te::Tensor& x = kernel.args.at(0);
+  const te::Tensor& packed = kernel.args.at(1);
+  ASSERT_EQ(packed.ndim(), 3);
+  int64_t panel = *ir::as_const_int(packed.shape()[2]);
+  te::IterVar k = te::reduce_axis(31, "k");
+  te::Tensor wrong =
+      te::compute(out.shape(),
+                  [&](te::Var i, te::Var j) {
+                    return te::sum(x(i, k.var) * packed(j / panel, k.var, j % panel), {k});
+                  },
+                  "wrong", {"i", "j"});
+  auto schedule = std::make_shared<schedule::Schedule>(std::vector<te::Tensor>{wrong});
+  std::vector<MeasureResult> results = measurer.measure({schedule, kernel.schedule});
+  EXPECT_FALSE(results[0].ok());
+  EXPECT_EQ(results[0].error.rfind("wrong result: output 0 element", 0), 0u) << results[0].error;
+  EXPECT_TRUE(results[0].costs.empty());
+  EXPECT_TRUE(results[1].ok()) << results[1].error;
+}
+
+TEST(Measure, CrashingAndHangingCandidatesFailAndMeasuringGoesOn) {
+  MatmulTask m;
+  MeasureOptions options = quick();
+  options.timeout_seconds = 1;
+  options.in_worker = [](size_t index) {
+    if (index == 1) std::raise(SIGSEGV);
+    if (index == 2)
+      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  };
+  Measurer measurer(m.task().kernel, options);
+  const auto& s = m.task().kernel->schedule;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<MeasureResult> results = measurer.measure({s, s, s, s});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(results[0].ok()) << results[0].error;
+  EXPECT_EQ(results[1].error.rfind("crashed: signal 11", 0), 0u) << results[1].error;
+  EXPECT_EQ(results[2].error.rfind("timed out after 1", 0), 0u) << results[2].error;
+  EXPECT_TRUE(results[3].ok()) << results[3].error;
+  EXPECT_LT(seconds, 30);  // the hang cost its time-out, not more
+}
+
+TEST(Measure, AnIllegalScheduleFailsItsBuildOnly) {
+  MatmulTask m;
+  Measurer measurer(m.task().kernel, quick());
+  // A candidate writing an output of another shape is refused before it runs.
+  te::Tensor x = m.task().kernel->args.at(0);
+  te::Tensor other = te::compute({1}, [&](te::Var i) { return x(i, 0); }, "other", {"i"});
+  auto schedule = std::make_shared<schedule::Schedule>(std::vector<te::Tensor>{other});
+  std::vector<MeasureResult> results = measurer.measure({schedule, m.task().kernel->schedule});
+  EXPECT_EQ(results[0].error.rfind("build failed:", 0), 0u) << results[0].error;
+  EXPECT_TRUE(results[1].ok()) << results[1].error;
+}
+
+}  // namespace
+}  // namespace tessel::autotune

@@ -1,0 +1,109 @@
+// Task extraction: distinct kernels with weights, FLOPs and templates; every sampled point
+// of every template computes what the default schedule computes.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "autotune/features.h"
+#include "autotune/measure.h"
+#include "autotune_test_util.h"
+
+namespace tessel::autotune {
+namespace {
+
+using testing::TypedGraph;
+
+TEST(Tasks, EqualKernelsShareATaskWeightedByLaunches) {
+  TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  ASSERT_EQ(set.tasks.size(), 2u);  // MatMul+Relu twice, then Sigmoid
+  const Task& product = set.tasks[0];
+  EXPECT_EQ(product.weight, 2);
+  EXPECT_EQ(set.tasks[1].weight, 1);
+  EXPECT_NE(product.key, set.tasks[1].key);
+  EXPECT_EQ(product.key.size(), 16u);
+  EXPECT_NE(product.name.find("MatMul"), std::string::npos);
+  EXPECT_NE(product.name.find("64x48"), std::string::npos);
+  // 2 M N K for the product, at most a few operations per element for the epilogue.
+  double product_flops = 2.0 * 64 * 48 * 32;
+  EXPECT_GE(product.flops, product_flops);
+  EXPECT_LE(product.flops, product_flops + 4 * 64 * 48);
+  EXPECT_EQ(product.template_name, "matmul");
+  EXPECT_TRUE(product.tunable());
+  EXPECT_FALSE(set.tasks[1].tunable());  // an element-wise Sigmoid has no template
+  EXPECT_EQ(product.target, target_key());
+}
+
+TEST(Tasks, KeysDependOnTheTarget) {
+  TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  const compiler::GroupKernel& kernel = *set.tasks[0].kernel;
+  EXPECT_EQ(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=16"));
+  EXPECT_NE(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=8"));
+  EXPECT_NE(target_key().find("-lanes="), std::string::npos);
+}
+
+TEST(Tasks, FeaturesHaveOneLengthPerTemplate) {
+  TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = set.tasks[0];
+  std::mt19937_64 rng(1);
+  Point a = task.space.random_point(rng), b = task.space.random_point(rng);
+  std::vector<float> fa = candidate_features(task, a), fb = candidate_features(task, b);
+  EXPECT_EQ(fa.size(), kLoopFeatures + task.space.knobs().size());
+  EXPECT_EQ(fa.size(), fb.size());
+  EXPECT_EQ(fa, candidate_features(task, a));  // deterministic
+}
+
+/// Convolutions in the blocked layout: a direct 3x3, a 1x1 and a depthwise one.
+TypedGraph three_convolutions() {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 16, 10, 10});
+  graph::Value* a = t.node("Conv", {x, t.constant("w1", {32, 16, 3, 3}, 1)}, {1, 32, 10, 10},
+                           {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}});
+  graph::Value* b =
+      t.node("Relu", {t.node("Conv", {a, t.constant("w2", {32, 32, 1, 1}, 2)}, {1, 32, 10, 10})},
+             {1, 32, 10, 10});
+  graph::Value* c = t.node(
+      "Conv", {b, t.constant("w3", {32, 1, 3, 3}, 3)}, {1, 32, 10, 10},
+      {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}, {"group", graph::Attribute::of_int(32)}});
+  t.output(c);
+  return t;
+}
+
+/// Every sampled point of the task's template builds, runs and matches the default.
+void expect_points_match_default(const Task& task, int samples) {
+  MeasureOptions options;
+  options.repeats = 1;
+  options.min_repeat_seconds = 0;
+  Measurer measurer(task.kernel, options);
+  std::mt19937_64 rng(7);
+  std::vector<std::shared_ptr<schedule::Schedule>> candidates;
+  std::vector<Point> points;
+  for (int i = 0; i < samples; ++i) {
+    points.push_back(task.space.random_point(rng));
+    candidates.push_back(task.schedule_at(points.back()));
+  }
+  std::vector<MeasureResult> results = measurer.measure(candidates);
+  for (size_t i = 0; i < results.size(); ++i)
+    EXPECT_TRUE(results[i].ok()) << task.template_name << " at " << task.space.describe(points[i])
+                                 << ": " << results[i].error;
+}
+
+TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
+  TypedGraph t = three_convolutions();
+  TaskSet set = testing::tasks_of(t.graph);
+  for (const char* name : {"conv2d_nchwc", "conv2d_nchwc_1x1", "conv2d_nchwc_depthwise"}) {
+    const Task& task = testing::task_of_template(set, name);
+    EXPECT_GT(task.space.size(), 8u) << name;
+    expect_points_match_default(task, 6);
+  }
+}
+
+TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
+  TypedGraph t = testing::two_matmuls();
+  expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
+}
+
+}  // namespace
+}  // namespace tessel::autotune

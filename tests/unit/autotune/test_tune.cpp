@@ -1,0 +1,159 @@
+// The tuning loop with a records database: every trial is recorded, a run resumes where the
+// last one stopped (also after kill -9), and compiling with the records applies the best
+// schedule and still computes the model's outputs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "autotune/apply_records.h"
+#include "autotune/tune.h"
+#include "autotune_test_util.h"
+
+namespace tessel::autotune {
+namespace {
+
+TuneOptions quick(const std::string& tuner, int trials, int batch) {
+  TuneOptions options;
+  options.tuner = tuner;
+  options.trials = trials;
+  options.batch = batch;
+  options.measure.repeats = 1;
+  options.measure.min_repeat_seconds = 0.001;
+  return options;
+}
+
+TEST(Tune, RecordsEveryTrialAndResumes) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  std::vector<TaskResult> first = tune_tasks(set, db, quick("random", 6, 4));
+  ASSERT_EQ(first.size(), 1u);  // only the product has a template
+  const Task& task = set.tasks[0];
+  EXPECT_EQ(first[0].trials, 6);
+  EXPECT_EQ(db.count(task.key, task.target), 6u);
+  EXPECT_EQ(first[0].curve.size(), 6u);
+  EXPECT_GT(first[0].default_cost, 0);
+  ASSERT_TRUE(db.best(task.key, task.target));
+  EXPECT_EQ(first[0].best_cost, db.best(task.key, task.target)->mean_cost());
+  for (const Record& r : db.records(task.key, task.target)) {
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.template_name, "matmul");
+    EXPECT_EQ(r.features.size(), 14 + task.space.knobs().size());
+  }
+
+  // Again with more trials: the six recorded ones count, three more are measured.
+  std::vector<TaskResult> second = tune_tasks(set, db, quick("random", 9, 4));
+  EXPECT_EQ(second[0].trials, 9);
+  EXPECT_EQ(second[0].curve.size(), 3u);
+  EXPECT_EQ(db.count(task.key, task.target), 9u);
+  // Already done: nothing is measured.
+  EXPECT_TRUE(tune_tasks(set, db, quick("random", 9, 4))[0].curve.empty());
+}
+
+TEST(Tune, ModelGuidedAndGeneticTunersRunTheLoop) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  for (const char* tuner : {"ga", "xgb", "grid"}) {
+    RecordDatabase own(dir.file(std::string(tuner) + ".db"));
+    std::vector<TaskResult> results = tune_tasks(set, own, quick(tuner, 12, 6));
+    EXPECT_EQ(results[0].trials, 12) << tuner;
+    EXPECT_EQ(results[0].failed, 0) << tuner;
+  }
+}
+
+TEST(Tune, CompilingWithRecordsAppliesTheBestSchedule) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  testing::TempDir dir;
+  auto db = std::make_shared<RecordDatabase>(dir.file("records.db"));
+  tune_tasks(set, *db, quick("random", 4, 4));
+  Record best = *db->best(set.tasks[0].key, set.tasks[0].target);
+
+  auto applied = std::make_shared<std::vector<AppliedRecord>>();
+  compiler::CompileOptions options;
+  options.choose_schedule = choose_from_records(db, target_key(), applied);
+  compiler::CompiledModel compiled = compiler::compile_graph(*set.graph, options);
+  ASSERT_EQ(applied->size(), 2u);  // the product (launched twice) and the Sigmoid
+  int tuned = 0;
+  for (const AppliedRecord& a : *applied) tuned += a.tuned;
+  EXPECT_EQ(tuned, 1);
+  EXPECT_EQ((*applied)[0].task_key, set.tasks[0].key);
+  EXPECT_TRUE((*applied)[0].tuned);
+  EXPECT_EQ((*applied)[0].best_cost, best.mean_cost());
+
+  runtime::NDArray x = compiler::testing::random_array({64, 32}, 5);
+  std::vector<runtime::NDArray> expected = compiler::testing::run_unfused(t.graph, {&x});
+  runtime::Model model = compiler::jit_model(std::move(compiled));
+  std::vector<runtime::NDArray> outputs = model.run({&x});
+  ASSERT_EQ(outputs.size(), 3u);
+  for (size_t o = 0; o < outputs.size(); ++o)
+    compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
+}
+
+TEST(Tune, AStaleRecordKeepsTheDefaultSchedule) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  testing::TempDir dir;
+  auto db = std::make_shared<RecordDatabase>(dir.file("records.db"));
+  Record stale;
+  stale.task_key = set.tasks[0].key;
+  stale.target = set.tasks[0].target;
+  stale.task_name = "stale";
+  stale.trace_json =
+      R"({"version": 1, "steps": [{"primitive": "split", "stage": "nope", "loop": "i", "factor": 4}]})";
+  stale.costs = {1e-6};
+  db->add(stale);
+  auto applied = std::make_shared<std::vector<AppliedRecord>>();
+  compiler::CompileOptions options;
+  options.choose_schedule = choose_from_records(db, target_key(), applied);
+  compiler::compile_graph(*set.graph, options);
+  EXPECT_FALSE((*applied)[0].tuned);
+  EXPECT_NE((*applied)[0].note.find("does not replay"), std::string::npos) << (*applied)[0].note;
+}
+
+TEST(Tune, KillNineLosesNoCommittedRecordAndTheRunResumes) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = set.tasks[0];
+  testing::TempDir dir;
+  std::string path = dir.file("records.db");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the tuner, until it is killed; never back into the test runner
+    try {
+      RecordDatabase db(path);
+      tune_tasks(set, db, quick("random", 100000, 2));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tuner process: %s\n", e.what());
+    }
+    ::_exit(1);
+  }
+  RecordDatabase watcher(path);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (watcher.count(task.key, task.target) < 4 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  size_t kept = watcher.count(task.key, task.target);
+  ASSERT_GE(kept, 4u);
+  for (const Record& r : watcher.records(task.key, task.target)) EXPECT_TRUE(r.ok()) << r.error;
+
+  RecordDatabase db(path);
+  std::vector<TaskResult> resumed =
+      tune_tasks(set, db, quick("random", static_cast<int>(kept) + 2, 2));
+  EXPECT_EQ(resumed[0].curve.size(), 2u);
+  EXPECT_EQ(db.count(task.key, task.target), kept + 2);
+}
+
+}  // namespace
+}  // namespace tessel::autotune
