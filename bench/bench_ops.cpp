@@ -1,71 +1,155 @@
-// tessel-bench-ops: tessel's hand-scheduled operators side by side with oneDNN, timed in
-// alternating rounds.
+// tessel-bench-ops: tessel's operators side by side with oneDNN, timed in alternating
+// rounds; with tuning records, the tuned schedules too.
 //
-// Each case prints one final line:
-//   <case> threads=<t>: tessel <x> GFLOP/s, onednn <y> GFLOP/s, ratio <x/y>
-// Options: --filter <substring> (cases whose name contains it), --threads <t> (default: 1 and 2).
+// Each operator is built the way a model's kernel is: a one-node graph through the graph
+// passes (convolutions run blocked, NCHW[x]c, with their layout changes outside the timing,
+// as oneDNN's reorders are), then the kernel of its task at the default schedule, and at
+// the schedule of its best record when --records holds one. --tune N first tunes each task
+// to N trials into the records, printing the wall time (--curves DIR writes the curves).
+// Each case prints one final line per schedule:
+//   <case>[ tuned] threads=<t>: tessel <x> GFLOP/s, onednn <y> GFLOP/s, ratio <x/y>
+// Options: --filter <substring>, --threads <t> (default: 1 and 2), --records DB, --tune N,
+// --tuner KIND, --curves DIR.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "autotune/records.h"
+#include "autotune/task.h"
+#include "autotune/tune.h"
 #include "driver/build.h"
-#include "ir/expr.h"
 #include "onednn_reference.h"
-#include "ops/conv2d.h"
-#include "ops/matmul.h"
 #include "ops/reference.h"
 #include "runtime/tessel_runtime.h"
+#include "schedule/replay.h"
 #include "timing.h"
 
 namespace tessel::bench {
 namespace {
 
-using ir::DataType;
+using ops::reference::Floats;
 
-struct Measurement {
-  double tessel_s;
-  double anchor_s;
-  double error;  ///< tessel vs oneDNN, in units of the tolerance
+/// One operator: a one-node graph (op, weight shape, attributes) and its oneDNN anchor.
+struct Case {
+  std::string name;
+  double flops = 0;
+  std::string op;
+  std::vector<int64_t> input_shape, weight_shape, output_shape;
+  std::map<std::string, graph::Attribute> attributes;
+  std::function<std::unique_ptr<Anchor>(const Floats& input, const Floats& weight)> anchor;
 };
 
-/// A compiled tessel kernel with its buffers (the output last) and the matching anchor.
+int64_t elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+graph::TensorType f32(const std::vector<int64_t>& shape) {
+  return graph::TensorType::of(ir::DataType::Float(32), shape);
+}
+
+graph::Graph one_node_graph(const Case& c, const Floats& weight) {
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32(c.input_shape));
+  g.add_input(x);
+  runtime::NDArray w(c.weight_shape, runtime::DType::Float(32));
+  std::memcpy(w.data(), weight.data(), static_cast<size_t>(w.nbytes()));
+  graph::Node node;
+  node.name = c.op;
+  node.op_type = c.op;
+  node.opset = 17;
+  node.attributes = c.attributes;
+  node.inputs = {x, g.add_constant("w", std::make_shared<const runtime::NDArray>(std::move(w)))};
+  graph::Value* y = g.add_value("y", f32(c.output_shape));
+  node.outputs = {y};
+  g.add_node(std::move(node));
+  g.add_output(y);
+  return g;
+}
+
+/// Blocked [N, C/x, H, W, x] from NCHW data (padding channels zero).
+void to_blocked(const Floats& nchw, runtime::NDArray& out) {
+  const std::vector<int64_t>& s = out.shape();
+  int64_t h = s[2], w = s[3], x = s[4], c = static_cast<int64_t>(nchw.size()) / (h * w);
+  float* o = out.data_as<float>();
+  for (int64_t i = 0; i < out.size(); ++i) {
+    int64_t ch = i / (x * w * h) * x + i % x, pixel = i / x % (h * w);
+    o[i] = ch < c ? nchw[static_cast<size_t>(ch * h * w + pixel)] : 0.0f;
+  }
+}
+
+/// The first `channels` channels of blocked data as NCHW.
+Floats from_blocked(const runtime::NDArray& in, int64_t channels) {
+  const std::vector<int64_t>& s = in.shape();
+  int64_t hw = s[2] * s[3], x = s[4];
+  Floats out(static_cast<size_t>(channels * hw));
+  const float* p = in.data_as<float>();
+  for (int64_t ch = 0; ch < channels; ++ch)
+    for (int64_t i = 0; i < hw; ++i)
+      out[static_cast<size_t>(ch * hw + i)] = p[((ch / x) * hw + i) * x + ch % x];
+  return out;
+}
+
+/// A kernel of the case's task with its arguments (inputs from the case's data).
 struct Prepared {
   driver::Kernel kernel;
-  std::vector<ops::reference::Floats> buffers;
-  std::unique_ptr<Anchor> anchor;
+  std::vector<runtime::NDArray> args;
 
-  void run_tessel() {
+  void run() {
     std::vector<void*> data;
-    for (auto& b : buffers) data.push_back(b.data());
+    for (runtime::NDArray& a : args) data.push_back(a.data());
     kernel.run(data);
+  }
+  /// The output, NCHW or row-major, without padding channels.
+  Floats output(const Case& c) const {
+    const runtime::NDArray& out = args.back();
+    if (out.ndim() == 5) return from_blocked(out, c.output_shape[1]);
+    const float* p = out.data_as<float>();
+    return Floats(p, p + out.size());
   }
 };
 
-struct Case {
-  std::string name;
-  double flops;
-  std::function<Prepared(bool parallel)> prepare;
-};
+Prepared prepare(const autotune::Task& task, const schedule::Schedule& s, const Floats& input) {
+  const compiler::GroupKernel& k = *task.kernel;
+  Prepared p{driver::build(s, k.args, "bench"), {}};
+  for (size_t a = 0; a < k.args.size(); ++a) {
+    const graph::Value* v = a < k.num_inputs ? k.arg_values[a] : nullptr;
+    runtime::NDArray array(v ? v->type.shape() : k.output_types[a - k.num_inputs].shape(),
+                           runtime::DType::Float(32));
+    if (v && v->constant)
+      std::memcpy(array.data(), v->constant->data(), static_cast<size_t>(array.nbytes()));
+    else if (v && array.ndim() == 5)
+      to_blocked(input, array);
+    else if (v)
+      std::memcpy(array.data(), input.data(), static_cast<size_t>(array.nbytes()));
+    p.args.push_back(std::move(array));
+  }
+  return p;
+}
 
 double median_of(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
 }
 
-/// Checks tessel against oneDNN, then times both in alternating rounds so that both see
-/// the same machine conditions (the VM is noisy); each figure is a median of medians.
-Measurement measure(Prepared& p, int threads) {
+/// Checks tessel against oneDNN, then times both in alternating rounds so that both see the
+/// same machine conditions (the VM is noisy); prints the case's line. False on a mismatch.
+bool compare(const Case& c, const std::string& label, Prepared& p, Anchor& anchor, int threads) {
   tessel_set_num_threads(threads);
   set_onednn_threads(threads);
-  p.run_tessel();
-  p.anchor->run();
-  double error = ops::reference::max_scaled_error(p.buffers.back(), p.anchor->output(), 1e-4, 1e-4);
+  p.run();
+  anchor.run();
+  double error = ops::reference::max_scaled_error(p.output(c), anchor.output(), 1e-4, 1e-4);
   constexpr int kRounds = 7;
   std::vector<double> tessel_times, anchor_times;
   // Both thread pools spin for a while after a parallel region; a pause before switching
@@ -73,91 +157,160 @@ Measurement measure(Prepared& p, int threads) {
   auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
   for (int round = 0; round < kRounds; ++round) {
     settle();
-    tessel_times.push_back(median_seconds([&] { p.run_tessel(); }, 0.15, 5));
+    tessel_times.push_back(median_seconds([&] { p.run(); }, 0.15, 5));
     settle();
-    anchor_times.push_back(median_seconds([&] { p.anchor->run(); }, 0.15, 5));
+    anchor_times.push_back(median_seconds([&] { anchor.run(); }, 0.15, 5));
   }
-  return {median_of(tessel_times), median_of(anchor_times), error};
+  double tessel_gflops = c.flops / median_of(tessel_times) / 1e9;
+  double anchor_gflops = c.flops / median_of(anchor_times) / 1e9;
+  if (error > 1.0)
+    std::printf("%s%s threads=%d: RESULT MISMATCH vs oneDNN (%.3g of tolerance)\n", c.name.c_str(),
+                label.c_str(), threads, error);
+  std::printf("%s%s threads=%d: tessel %.1f GFLOP/s, onednn %.1f GFLOP/s, ratio %.2f\n",
+              c.name.c_str(), label.c_str(), threads, tessel_gflops, anchor_gflops,
+              tessel_gflops / anchor_gflops);
+  std::fflush(stdout);
+  return error <= 1.0;
 }
 
 Case matmul_case(int64_t m, int64_t n, int64_t k) {
-  std::string name = "matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-  return {name, 2.0 * m * n * k, [=](bool parallel) {
-            te::Tensor a = te::placeholder({m, k}, DataType::Float(32), "A");
-            te::Tensor b = te::placeholder({k, n}, DataType::Float(32), "B");
-            te::Tensor c = ops::matmul(a, b, "C");
-            schedule::Schedule s({c});
-            ops::MatmulConfig config = ops::default_matmul_config();
-            config.parallel = parallel;
-            ops::schedule_matmul_cpu(s, c, config);
-            Prepared p{driver::build(s, {a, b, c}, "matmul"),
-                       {ops::reference::random_values(m * k, 1),
-                        ops::reference::random_values(k * n, 2), ops::reference::Floats(m * n)},
-                       nullptr};
-            p.anchor = onednn_matmul(m, n, k, p.buffers[0], p.buffers[1]);
-            return p;
-          }};
+  Case c;
+  c.name = "matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  c.flops = 2.0 * m * n * k;
+  c.op = "MatMul";
+  c.input_shape = {m, k};
+  c.weight_shape = {k, n};
+  c.output_shape = {m, n};
+  c.anchor = [=](const Floats& a, const Floats& b) { return onednn_matmul(m, n, k, a, b); };
+  return c;
 }
 
-Case conv2d_case(int64_t c, int64_t hw, int64_t k, int64_t r, int64_t stride, int64_t pad) {
+Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, int64_t pad) {
   int64_t out = (hw + 2 * pad - r) / stride + 1;
-  std::string name = "conv2d_c" + std::to_string(c) + "_" + std::to_string(hw) + "x" +
-                     std::to_string(hw) + "_k" + std::to_string(k) + "_" + std::to_string(r) +
-                     "x" + std::to_string(r);
-  return {name, 2.0 * c * k * r * r * out * out, [=](bool parallel) {
-            te::Tensor x = te::placeholder({1, c, hw, hw}, DataType::Float(32), "data");
-            te::Tensor w = te::placeholder({k, c, r, r}, DataType::Float(32), "weight");
-            te::Tensor y = ops::conv2d_nchw(x, w, {stride, pad}, "conv");
-            schedule::Schedule s({y});
-            ops::Conv2dConfig config = ops::default_conv2d_config();
-            config.parallel = parallel;
-            ops::schedule_conv2d_cpu(s, y, config);
-            Prepared p{driver::build(s, {x, w, y}, "conv2d"),
-                       {ops::reference::random_values(c * hw * hw, 3),
-                        ops::reference::random_values(k * c * r * r, 4),
-                        ops::reference::Floats(k * out * out)},
-                       nullptr};
-            p.anchor = onednn_conv2d(1, c, hw, hw, k, r, r, stride, pad, p.buffers[0], p.buffers[1]);
-            return p;
-          }};
+  Case c;
+  c.name = "conv2d_c" + std::to_string(ch) + "_" + std::to_string(hw) + "x" + std::to_string(hw) +
+           "_k" + std::to_string(k) + "_" + std::to_string(r) + "x" + std::to_string(r) +
+           (stride > 1 ? "_s" + std::to_string(stride) : "");
+  c.flops = 2.0 * ch * k * r * r * out * out;
+  c.op = "Conv";
+  c.input_shape = {1, ch, hw, hw};
+  c.weight_shape = {k, ch, r, r};
+  c.output_shape = {1, k, out, out};
+  c.attributes = {{"pads", graph::Attribute::of_ints({pad, pad, pad, pad})},
+                  {"strides", graph::Attribute::of_ints({stride, stride})}};
+  c.anchor = [=](const Floats& x, const Floats& w) {
+    return onednn_conv2d(1, ch, hw, hw, k, r, r, stride, pad, x, w);
+  };
+  return c;
+}
+
+/// The matmuls of BERT-base and a square one; the convolutions of ResNet-18.
+std::vector<Case> all_cases() {
+  return {matmul_case(1024, 1024, 1024),      matmul_case(128, 768, 768),
+          matmul_case(128, 3072, 768),        conv2d_case(3, 224, 64, 7, 2, 3),
+          conv2d_case(64, 56, 64, 3, 1, 1),   conv2d_case(64, 56, 128, 3, 2, 1),
+          conv2d_case(64, 56, 128, 1, 2, 0),  conv2d_case(128, 28, 128, 3, 1, 1),
+          conv2d_case(128, 28, 256, 3, 2, 1), conv2d_case(128, 28, 256, 1, 2, 0),
+          conv2d_case(256, 14, 256, 3, 1, 1), conv2d_case(256, 14, 512, 3, 2, 1),
+          conv2d_case(256, 14, 512, 1, 2, 0), conv2d_case(512, 7, 512, 3, 1, 1)};
+}
+
+struct Options {
+  std::string filter, records, tuner = "xgb", curves;
+  std::vector<int> thread_counts = {1, 2};
+  int tune_trials = 0;
+};
+
+bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
+  Floats input = ops::reference::random_values(elements(c.input_shape), 1);
+  Floats weight = ops::reference::random_values(elements(c.weight_shape), 2);
+  graph::Graph g = one_node_graph(c, weight);
+  bool ok = true;
+  for (int threads : o.thread_counts) {
+    compiler::CompileOptions options;
+    options.num_threads = threads;
+    autotune::TaskSet set = autotune::extract_tasks(
+        compiler::optimize_graph(g, {f32(c.input_shape)}, {}, options), options);
+    const autotune::Task* task = nullptr;
+    for (const autotune::Task& t : set.tasks)
+      if (t.tunable()) task = &t;
+    if (!task) throw std::runtime_error(c.name + ": no task with a template");
+    if (db && o.tune_trials > 0) {
+      autotune::TuneOptions tune;
+      tune.tuner = o.tuner;
+      tune.trials = o.tune_trials;
+      tune.measure.threads = threads;
+      auto start = std::chrono::steady_clock::now();
+      std::vector<autotune::TaskResult> results = autotune::tune_tasks(set, *db, tune);
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (const autotune::TaskResult& r : results) {
+        std::printf("%s threads=%d: tuned %d trials (%d failed) in %.1f s, best %.1f GFLOP/s\n",
+                    c.name.c_str(), threads, r.trials, r.failed, seconds,
+                    r.best_cost > 0 ? c.flops / r.best_cost * 1e-9 : 0.0);
+        if (!o.curves.empty() && !r.curve.empty()) {
+          std::filesystem::create_directories(o.curves);
+          autotune::write_curve_svg(
+              r, o.curves + "/" + c.name + "_t" + std::to_string(threads) + ".svg");
+        }
+      }
+    }
+    std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
+    Prepared untuned = prepare(*task, *task->kernel->schedule, input);
+    ok &= compare(c, "", untuned, *anchor, threads);
+    std::optional<autotune::Record> best = db ? db->best(task->key, task->target) : std::nullopt;
+    if (!best) continue;
+    schedule::Schedule tuned_schedule = schedule::replay(
+        task->kernel->scheduler->outputs(), schedule::Trace::from_json(best->trace_json));
+    Prepared tuned = prepare(*task, tuned_schedule, input);
+    ok &= compare(c, " tuned", tuned, *anchor, threads);
+  }
+  return ok;
 }
 
 int run(int argc, char** argv) {
-  std::string filter;
-  std::vector<int> thread_counts = {1, 2};
+  Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if ((arg == "--filter" || arg == "--threads") && i + 1 < argc) {
-      std::string value = argv[++i];
-      if (arg == "--filter") filter = value;
-      else thread_counts = {std::stoi(value)};
-    } else {
-      std::cerr << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T]\n";
+    if (i + 1 >= argc) {
+      std::cerr << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T] [--records DB] "
+                   "[--tune N] [--tuner KIND] [--curves DIR]\n";
+      return 2;
+    }
+    std::string value = argv[++i];
+    if (arg == "--filter")
+      o.filter = value;
+    else if (arg == "--threads")
+      o.thread_counts = {std::stoi(value)};
+    else if (arg == "--records")
+      o.records = value;
+    else if (arg == "--tune")
+      o.tune_trials = std::stoi(value);
+    else if (arg == "--tuner")
+      o.tuner = value;
+    else if (arg == "--curves")
+      o.curves = value;
+    else {
+      std::cerr << "tessel-bench-ops: unknown option " << arg << "\n";
       return 2;
     }
   }
-  std::vector<Case> cases = {matmul_case(1024, 1024, 1024), matmul_case(128, 768, 768),
-                             matmul_case(128, 3072, 768), conv2d_case(64, 56, 64, 3, 1, 1)};
+  std::unique_ptr<autotune::RecordDatabase> db;
+  if (!o.records.empty()) db = std::make_unique<autotune::RecordDatabase>(o.records);
   bool all_match = true;
-  for (const Case& c : cases) {
-    if (c.name.find(filter) == std::string::npos) continue;
-    for (int threads : thread_counts) {
-      Prepared prepared = c.prepare(threads > 1);
-      Measurement m = measure(prepared, threads);
-      double tessel_gflops = c.flops / m.tessel_s / 1e9, anchor_gflops = c.flops / m.anchor_s / 1e9;
-      bool match = m.error <= 1.0;
-      all_match &= match;
-      if (!match) std::printf("%s threads=%d: RESULT MISMATCH vs oneDNN (%.3g of tolerance)\n",
-                              c.name.c_str(), threads, m.error);
-      std::printf("%s threads=%d: tessel %.1f GFLOP/s, onednn %.1f GFLOP/s, ratio %.2f\n",
-                  c.name.c_str(), threads, tessel_gflops, anchor_gflops, tessel_gflops / anchor_gflops);
-      std::fflush(stdout);
-    }
-  }
+  for (const Case& c : all_cases())
+    if (c.name.find(o.filter) != std::string::npos) all_match &= run_case(c, o, db.get());
   return all_match ? 0 : 1;
 }
 
 }  // namespace
 }  // namespace tessel::bench
 
-int main(int argc, char** argv) { return tessel::bench::run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return tessel::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "tessel-bench-ops: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -25,8 +25,9 @@ std::unique_ptr<Anchor> onednn_matmul(int64_t m, int64_t n, int64_t k,
                                       const ops::reference::Floats& a,
                                       const ops::reference::Floats& b);
 
-/// conv2d of NCHW data [N,C,H,W] with OIHW weights [K,C,R,S], NCHW in and out, weights in
-/// oneDNN's preferred blocked layout.
+/// conv2d of NCHW data [N,C,H,W] with OIHW weights [K,C,R,S]; source, weights and
+/// destination in the layouts oneDNN prefers (format any), reordered outside the timing;
+/// output() gives NCHW.
 std::unique_ptr<Anchor> onednn_conv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
                                       int64_t r, int64_t s, int64_t stride, int64_t pad,
                                       const ops::reference::Floats& data,

@@ -29,4 +29,7 @@ int run_inspect(const std::vector<std::string>& args);
 /// `tessel bench`: median and p90 latency of a model and each kernel's share of the time.
 int run_bench(const std::vector<std::string>& args);
 
+/// `tessel tune`: tunes a model's kernels into a records database; lists its tasks.
+int run_tune(const std::vector<std::string>& args);
+
 }  // namespace tessel::cli

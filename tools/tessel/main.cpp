@@ -21,8 +21,13 @@ void print_usage() {
                "       list the supported operators with their opsets and pattern kinds\n"
                "  compile <model.onnx> -o <model.so> [--target T] [--threads N]\n"
                "      [--input-shape NAME=1x3x224x224]... [--no-fusion]\n"
-               "      [--no-blocked-layout]\n"
-               "       compile a model into one shared library (kernels, weights, plan)\n"
+               "      [--no-blocked-layout] [--records DB]\n"
+               "       compile a model into one shared library (kernels, weights, plan); with\n"
+               "       --records, each kernel takes the best schedule tuned for it\n"
+               "  tune <model.onnx> --records DB [--trials N] [--time-budget 10m]\n"
+               "      [--tuner xgb|ga|random|grid] [--threads T] [--batch N] [--curves DIR]\n"
+               "      [--list-tasks] [--export F.jsonl] [--import F.jsonl]\n"
+               "       search schedules for the model's kernels; every measurement is recorded\n"
                "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"
                "       print the graph after each pass, the fused groups and the memory plan\n"
                "  bench <model.onnx|model.so> [--threads N] [--runs R] [--warmup W] [--no-profile]\n"
@@ -49,6 +54,7 @@ int main(int argc, char** argv) {
     if (command == "compile") return tessel::cli::run_compile(args);
     if (command == "inspect") return tessel::cli::run_inspect(args);
     if (command == "bench") return tessel::cli::run_bench(args);
+    if (command == "tune") return tessel::cli::run_tune(args);
     if (command == "--help" || command == "help") {
       print_usage();
       return 0;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "autotune/apply_records.h"
+#include "autotune/task.h"
 #include "frontend/onnx_importer.h"
 #include "support/error.h"
 
@@ -26,6 +28,8 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& fla
   return shape;
 }
 
+}  // namespace
+
 const std::string& value_of(const std::vector<std::string>& args, size_t& i) {
   if (i + 1 >= args.size()) TESSEL_USER_ERROR(args[i], " needs a value");
   return args[++i];
@@ -37,8 +41,6 @@ int parse_count(const std::string& flag, const std::string& text) {
     TESSEL_USER_ERROR(flag, ": '", text, "' is not a non-negative integer");
   return std::stoi(text);
 }
-
-}  // namespace
 
 bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
   const std::string& flag = args[i];
@@ -57,6 +59,8 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
     options.build.target = value_of(args, i);
   } else if (flag == "--threads") {
     options.num_threads = parse_count(flag, value_of(args, i));
+  } else if (flag == "--records") {
+    records = value_of(args, i);
   } else if (flag == "--print-after") {
     print_after = value_of(args, i);
   } else {
@@ -88,6 +92,25 @@ std::vector<graph::TensorType> input_types(const graph::Graph& graph, const Comp
   return types;
 }
 
+namespace {
+
+void report_applied_records(const std::vector<autotune::AppliedRecord>& applied,
+                            const std::string& path) {
+  size_t tuned = 0;
+  for (const autotune::AppliedRecord& a : applied) tuned += a.tuned;
+  std::cerr << "records " << path << ": " << tuned << " of " << applied.size()
+            << " kernels tuned\n";
+  for (const autotune::AppliedRecord& a : applied) {
+    if (a.tuned)
+      std::cerr << "  tuned   " << a.task_key << " " << a.task_name << " (" << a.best_cost * 1e6
+                << " us)\n";
+    else if (!a.note.empty())
+      std::cerr << "  default " << a.task_key << " " << a.task_name << ": " << a.note << "\n";
+  }
+}
+
+}  // namespace
+
 compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
                                      bool verbose) {
   auto start = std::chrono::steady_clock::now();
@@ -105,8 +128,14 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
     options.pipeline.print_after_each = &std::cout;
     if (flags.print_after != "all") options.pipeline.print_after = flags.print_after;
   }
+  auto applied = std::make_shared<std::vector<autotune::AppliedRecord>>();
+  if (!flags.records.empty())
+    options.choose_schedule = autotune::choose_from_records(
+        std::make_shared<autotune::RecordDatabase>(flags.records),
+        autotune::target_key(options.build.target, options.num_threads), applied);
   compiler::CompiledModel model = compiler::compile_model(graph, input_types(graph, flags), {},
                                                           options);
+  if (!flags.records.empty()) report_applied_records(*applied, flags.records);
   if (verbose)
     std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
               << " kernel launches (" << model.stats.unique_kernels << " distinct kernels); "

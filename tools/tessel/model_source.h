@@ -14,23 +14,31 @@
 namespace tessel::cli {
 
 /// Options of the commands that compile: --input-shape NAME=1x3x224x224 (repeatable),
-/// --no-fusion, --no-blocked-layout, --target T, --threads N, --print-after PASS|all.
+/// --no-fusion, --no-blocked-layout, --target T, --threads N, --print-after PASS|all,
+/// --records FILE (tuning records whose best schedules the kernels take).
 struct CompileFlags {
   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
   compiler::CompileOptions options;
   std::string print_after;
+  std::string records;
 
   /// Consumes args[i] (and its value) when it is one of these flags; returns whether it did.
   /// Throws CompileError for a malformed value.
   bool parse(const std::vector<std::string>& args, size_t& i);
 };
 
+/// The value following flag args[i] (consumed); CompileError when there is none.
+const std::string& value_of(const std::vector<std::string>& args, size_t& i);
+/// A non-negative integer flag value; CompileError naming the flag otherwise.
+int parse_count(const std::string& flag, const std::string& text);
+
 /// The types of the graph's inputs: the declared ones, with the shapes given by
 /// --input-shape and every other symbolic dimension set to 1. CompileError naming the input
 /// for an unknown name or a rank that differs from the declared one.
 std::vector<graph::TensorType> input_types(const graph::Graph& graph, const CompileFlags& flags);
 
-/// The ONNX file compiled with these flags (progress to stderr when `verbose`).
+/// The ONNX file compiled with these flags (progress to stderr when `verbose`); with
+/// --records, the kernels take their best records' schedules and stderr says which did.
 compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
                                      bool verbose);
 

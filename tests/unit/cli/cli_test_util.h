@@ -3,9 +3,12 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -51,5 +54,33 @@ inline NpyFloats read_npy_floats(const std::string& path) {
   std::memcpy(result.data.data(), bytes.data() + start, result.data.size() * 4);
   return result;
 }
+
+/// A test on one ONNX backend case (skipped when the test data is not installed), with a
+/// fresh directory named after the test.
+class CaseTest : public ::testing::Test {
+ protected:
+  CaseTest(std::filesystem::path case_dir, std::string prefix)
+      : case_(std::move(case_dir)), prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    if (!std::filesystem::exists(case_)) GTEST_SKIP() << "ONNX test data not installed";
+    dir_ = std::filesystem::temp_directory_path() /
+           (prefix_ + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string model() const { return (case_ / "model.onnx").string(); }
+  /// A file of the case's first test data set.
+  std::string data(const std::string& name) const {
+    return (case_ / "test_data_set_0" / name).string();
+  }
+
+  std::filesystem::path case_;
+  std::string prefix_;
+  std::filesystem::path dir_;
+};
 
 }  // namespace tessel::cli_test

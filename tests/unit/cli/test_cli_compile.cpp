@@ -16,31 +16,16 @@ namespace fs = std::filesystem;
 
 const fs::path kCase = "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding";
 
-class CliCompile : public ::testing::Test {
+class CliCompile : public CaseTest {
  protected:
-  void SetUp() override {
-    if (!fs::exists(kCase)) GTEST_SKIP() << "ONNX test data not installed";
-    dir_ = fs::temp_directory_path() /
-           ("tessel_cli_compile_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string input(int k) const {
-    return (kCase / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")).string();
-  }
+  CliCompile() : CaseTest(kCase, "tessel_cli_compile_") {}
+  std::string input(int k) const { return data("input_" + std::to_string(k) + ".pb"); }
   /// Compiles the case into model.so.
   void compile() {
-    CliResult r = run_cli("compile " + (kCase / "model.onnx").string() + " -o " + path("model.so"));
+    CliResult r = run_cli("compile " + model() + " -o " + path("model.so"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("wrote "), std::string::npos) << r.output;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliCompile, CompiledLibraryComputesTheExpectedOutput) {

@@ -1,0 +1,95 @@
+// `tessel tune` and `tessel compile --records` on an ONNX backend case: tasks listed, trials
+// recorded, the tuned library computes the case's expected output, records exported and
+// imported, and a database that is not tessel's refused with a clear message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/onnx_importer.h"
+#include "unit/cli/cli_test_util.h"
+
+namespace tessel::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCase = "/usr/share/libonnx-testdata/data/node/test_matmul_2d";
+
+class CliTune : public CaseTest {
+ protected:
+  CliTune() : CaseTest(kCase, "tessel_cli_tune_") {}
+  CliResult tune(const std::string& db, const std::string& extra = "") {
+    return run_cli("tune " + model() + " --records " + db +
+                   " --trials 4 --batch 2 --tuner random " + extra);
+  }
+};
+
+TEST_F(CliTune, ListsTheTasksWithTheirTemplates) {
+  CliResult r = run_cli("tune " + model() + " --list-tasks");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("matmul"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("MatMul 3x3"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTune, TunedLibraryComputesTheExpectedOutput) {
+  CliResult r = tune(path("records.db"), "--curves " + path("curves"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 trials, 0 failed"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::is_empty(path("curves"))) << r.output;
+  // Listing again shows the records.
+  r = run_cli("tune " + model() + " --list-tasks --records " + path("records.db"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("records"), std::string::npos) << r.output;
+
+  r = run_cli("compile " + model() + " -o " + path("model.so") + " --records " +
+              path("records.db"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 of 1 kernels tuned"), std::string::npos) << r.output;
+  r = run_cli("run " + path("model.so") + " --input a=" + data("input_0.pb") +
+              " --input b=" + data("input_1.pb") + " --output-dir " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  NpyFloats c = read_npy_floats(path("out/c.npy"));
+  runtime::NDArray expected = frontend::load_tensor_file(data("output_0.pb"));
+  ASSERT_EQ(static_cast<int64_t>(c.data.size()), expected.size()) << c.header;
+  for (int64_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(c.data[i], expected.data_as<float>()[i], 1e-5 + 1e-5 * std::abs(c.data[i]));
+}
+
+TEST_F(CliTune, RerunResumesAndRecordsTravelAsJsonLines) {
+  ASSERT_EQ(tune(path("a.db")).exit_code, 0);
+  CliResult r = run_cli("tune " + model() + " --records " + path("a.db") +
+                        " --trials 6 --batch 2 --tuner random");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("6 trials"), std::string::npos) << r.output;
+  r = run_cli("tune --records " + path("a.db") + " --export " + path("a.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli("tune --records " + path("b.db") + " --import " + path("a.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("imported 6 records"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTune, AForeignOrCorruptDatabaseIsRefused) {
+  std::ofstream(path("notes.db")) << "these are not tuning records\n";
+  CliResult r = tune(path("notes.db"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("records database '" + path("notes.db") + "'"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("not a SQLite database"), std::string::npos) << r.output;
+
+  r = run_cli("compile " + model() + " -o " + path("m.so") + " --records " + path("notes.db"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("not a SQLite database"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTune, BadOptionsAreNamed) {
+  CliResult r = run_cli("tune " + model() + " --records " + path("x.db") + " --tuner magic");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("unknown tuner 'magic'"), std::string::npos) << r.output;
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --time-budget soon");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--time-budget: 'soon'"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tessel::cli_test

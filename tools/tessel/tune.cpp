@@ -1,0 +1,156 @@
+// `tessel tune`: searches schedules for a model's kernels and stores every measurement in a
+// records database; `--list-tasks` prints the tasks.
+#include "autotune/tune.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include "autotune/records.h"
+#include "autotune/task.h"
+#include "commands.h"
+#include "frontend/onnx_importer.h"
+#include "model_source.h"
+#include "support/error.h"
+
+namespace tessel::cli {
+namespace {
+
+/// "10m", "90s", "1h" or plain seconds.
+double parse_duration(const std::string& text) {
+  size_t digits = text.find_first_not_of("0123456789.");
+  std::string number = text.substr(0, digits),
+              unit = digits == std::string::npos ? "" : text.substr(digits);
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (number.empty() || scale < 0 || std::count(number.begin(), number.end(), '.') > 1)
+    TESSEL_USER_ERROR("--time-budget: '", text, "' is not a duration like 10m, 90s or 1h");
+  return std::stod(number) * scale;
+}
+
+void list_tasks(const autotune::TaskSet& set, const autotune::RecordDatabase* db) {
+  std::cout << std::left << std::setw(4) << "#" << std::setw(18) << "key" << std::setw(8)
+            << "weight" << std::setw(11) << "MFLOP" << std::setw(24) << "template"
+            << (db ? "records  best GFLOP/s  " : "") << "kernel\n";
+  for (size_t i = 0; i < set.tasks.size(); ++i) {
+    const autotune::Task& t = set.tasks[i];
+    std::cout << std::left << std::setw(4) << i + 1 << std::setw(18) << t.key << std::setw(8)
+              << t.weight << std::setw(11) << std::fixed << std::setprecision(2) << t.flops * 1e-6
+              << std::setw(24) << (t.tunable() ? t.template_name : "-");
+    if (db) {
+      std::optional<autotune::Record> best = db->best(t.key, t.target);
+      std::cout << std::setw(9) << db->count(t.key, t.target) << std::setw(13)
+                << (best ? t.flops / best->mean_cost() * 1e-9 : 0.0);
+    }
+    std::cout << t.name << "\n";
+  }
+}
+
+void print_summary(const std::vector<autotune::TaskResult>& results) {
+  double before = 0, after = 0;
+  for (const autotune::TaskResult& r : results) {
+    if (r.default_cost <= 0 || r.best_cost <= 0) continue;
+    before += r.weight * r.default_cost;
+    after += r.weight * std::min(r.best_cost, r.default_cost);
+    std::cout << std::fixed << std::setprecision(1) << std::setw(9) << r.flops / r.best_cost * 1e-9
+              << " GFLOP/s (default " << std::setw(7) << r.flops / r.default_cost * 1e-9 << ", x"
+              << std::setprecision(2) << r.default_cost / r.best_cost << ")  " << r.trials
+              << " trials, " << r.failed << " failed  " << r.name << "\n";
+  }
+  if (before > 0)
+    std::cout << "tuned kernels: " << std::fixed << std::setprecision(3) << before * 1e3
+              << " ms -> " << after * 1e3 << " ms per inference (weighted by launches)\n";
+}
+
+}  // namespace
+
+int run_tune(const std::vector<std::string>& args) {
+  std::string input, curves, export_path, import_path;
+  CompileFlags flags;
+  autotune::TuneOptions options;
+  bool list = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (flags.parse(args, i)) continue;
+    const std::string& flag = args[i];
+    if (flag == "--trials") {
+      options.trials = parse_count(flag, value_of(args, i));
+    } else if (flag == "--time-budget") {
+      options.time_budget_seconds = parse_duration(value_of(args, i));
+    } else if (flag == "--tuner") {
+      options.tuner = value_of(args, i);
+    } else if (flag == "--batch") {
+      options.batch = std::max(1, parse_count(flag, value_of(args, i)));
+    } else if (flag == "--seed") {
+      options.seed = static_cast<uint64_t>(parse_count(flag, value_of(args, i)));
+    } else if (flag == "--timeout") {
+      options.measure.timeout_seconds = parse_duration(value_of(args, i));
+    } else if (flag == "--curves") {
+      curves = value_of(args, i);
+    } else if (flag == "--export") {
+      export_path = value_of(args, i);
+    } else if (flag == "--import") {
+      import_path = value_of(args, i);
+    } else if (flag == "--list-tasks") {
+      list = true;
+    } else if (!flag.empty() && flag[0] == '-') {
+      TESSEL_USER_ERROR("tune: unknown option '", flag, "'");
+    } else if (input.empty()) {
+      input = flag;
+    } else {
+      TESSEL_USER_ERROR("tune: more than one model given ('", input, "', '", flag, "')");
+    }
+  }
+  bool records_only = input.empty() && (!export_path.empty() || !import_path.empty());
+  if ((input.empty() && !records_only) || (!list && flags.records.empty()))
+    TESSEL_USER_ERROR(
+        "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
+        "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--threads T] [--batch N] "
+        "[--curves DIR] [--list-tasks] [--input-shape NAME=SHAPE]...; "
+        "tessel tune --records <db.sqlite> --export|--import <file.jsonl>");
+  std::unique_ptr<autotune::RecordDatabase> db;
+  if (!flags.records.empty()) db = std::make_unique<autotune::RecordDatabase>(flags.records);
+  if (!import_path.empty()) {
+    std::ifstream in(import_path);
+    if (!in) TESSEL_USER_ERROR("--import: cannot read '", import_path, "'");
+    std::cout << "imported " << db->import_jsonl(in, import_path) << " records from " << import_path
+              << "\n";
+  }
+  if (!export_path.empty()) {
+    std::ofstream out(export_path);
+    db->export_jsonl(out);
+    if (!out) TESSEL_USER_ERROR("--export: cannot write '", export_path, "'");
+    std::cout << "exported the records of " << flags.records << " to " << export_path << "\n";
+  }
+  if (records_only) return 0;
+
+  graph::Graph graph = frontend::import_onnx_file(input);
+  compiler::CompileOptions compile = flags.options;
+  autotune::TaskSet tasks = autotune::extract_tasks(
+      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile);
+  if (list) {
+    list_tasks(tasks, db.get());
+    return 0;
+  }
+  options.measure.threads = flags.options.num_threads;
+  options.progress = &std::cerr;
+  options.live = ::isatty(STDERR_FILENO);
+  size_t tunable = 0;
+  for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
+  std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
+            << " with a template; tuner " << options.tuner << ", " << options.trials
+            << " trials per task, records in " << flags.records << "\n";
+  std::vector<autotune::TaskResult> results = autotune::tune_tasks(tasks, *db, options);
+  print_summary(results);
+  if (!curves.empty()) {
+    std::filesystem::create_directories(curves);
+    for (const autotune::TaskResult& r : results)
+      if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + ".svg");
+    std::cout << "tuning curves in " << curves << "/<task key>.svg\n";
+  }
+  return 0;
+}
+
+}  // namespace tessel::cli
