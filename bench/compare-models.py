@@ -2,7 +2,7 @@
 """Compares tessel's batch-1 latency on whole models with ONNX Runtime and PyTorch eager.
 
 usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1,2]
-           [--warmup W] [--runs R] [--tessel PATH] [--markdown FILE]
+           [--warmup W] [--runs R] [--tessel PATH] [--markdown FILE] [--records DB]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
 test_data_set_0/input_0.pb). For each model and thread count, the three are timed one after
@@ -13,7 +13,9 @@ CPU provider (all graph optimisations, sequential, intra-op threads N), and the 
 rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT and PyTorch take
 warm-up runs, then the median of the timed runs; tessel bench picks its own counts. A side that
 is unavailable (no onnxruntime, no torch, no tessel binary or no `bench` command yet) shows as
-n/a. Prints a markdown table whose footer gives the load average: on a shared machine,
+n/a. With --records, each model is also compiled with those tuning records for each thread
+count (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library.
+Prints a markdown table whose footer gives the load average: on a shared machine,
 multi-threaded times suffer most.
 """
 import argparse
@@ -58,13 +60,17 @@ def load_input(case_dir):
     return onnx.numpy_helper.to_array(tensor)
 
 
-def compile_tessel(tessel, case_dir):
-    """The model compiled once by `tessel compile` into case_dir/../<model>.so (reused by every
-    thread count), or (None, why)."""
+def compile_tessel(tessel, case_dir, records=None, threads=None):
+    """The model compiled by `tessel compile` into case_dir/../<model>.so (reused by every
+    thread count), or with tuning records for one thread count into <model>-tuned-t<N>.so;
+    (None, why) when it cannot be."""
     if not os.access(tessel, os.X_OK):
         return None, f"no tessel binary at {tessel}"
-    library = os.path.normpath(case_dir) + ".so"
+    suffix = f"-tuned-t{threads}.so" if records else ".so"
+    library = os.path.normpath(case_dir) + suffix
     command = [tessel, "compile", os.path.join(case_dir, "model.onnx"), "-o", library]
+    if records:
+        command += ["--records", records, "--threads", str(threads)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     if result.returncode != 0:
         why = (result.stderr.strip() or result.stdout.strip()).splitlines()
@@ -142,6 +148,8 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--tessel", default=os.path.join(ROOT, "build", "bin", "tessel"))
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--records", help="tuning records: also time each model compiled with "
+                        "them (tessel compile --records, per thread count)")
     args = parser.parse_args()
 
     names = args.models.split(",") if args.models else sorted(
@@ -166,21 +174,35 @@ def main():
         for threads in thread_counts:
             # Let the previous measurement's spinning threads (ORT, OpenMP) go to sleep.
             time.sleep(2)
+            tuned = (None, "no --records")
+            if args.records:
+                tuned_library, tuned_why = compile_tessel(args.tessel, case_dir, args.records, threads)
+                tuned = (time_tessel(args.tessel, tuned_library, threads) if tuned_library
+                         else (None, tuned_why))
             results = [
                 time_tessel(args.tessel, library, threads) if library else (None, why),
+                tuned,
                 time_ort(case_dir, example, threads, args.warmup, args.runs),
                 time_torch(name, case_dir, example, threads, args.warmup, args.runs),
             ]
-            notes.update(why for _, why in results if why)
-            tessel_ms, ort_ms, torch_ms = (ms for ms, _ in results)
+            notes.update(why for _, why in results if why and why != "no --records")
+            tessel_ms, tuned_ms, ort_ms, torch_ms = (ms for ms, _ in results)
             row = (f"| {name} | {threads} | {fmt(tessel_ms)} | {fmt(ort_ms)} | {fmt(torch_ms)} "
                    f"| {fmt(ratio(tessel_ms, ort_ms))} | {fmt(ratio(tessel_ms, torch_ms))} |")
+            if args.records:
+                row += (f" {fmt(tuned_ms)} | {fmt(ratio(tuned_ms, ort_ms))} "
+                        f"| {fmt(ratio(tessel_ms, tuned_ms))} |")
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
 
+    header = "| model | threads | tessel ms | ORT ms | PyTorch ms | tessel/ORT | tessel/PyTorch |"
+    rule = "|---|---|---|---|---|---|---|"
+    if args.records:
+        header += " tuned ms | tuned/ORT | tuning speed-up |"
+        rule += "---|---|---|"
     table = "\n".join([
-        "| model | threads | tessel ms | ORT ms | PyTorch ms | tessel/ORT | tessel/PyTorch |",
-        "|---|---|---|---|---|---|---|",
+        header,
+        rule,
         *rows,
         "",
         f"{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "

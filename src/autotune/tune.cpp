@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -76,9 +77,10 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
   state.tuner = make_tuner(options.tuner, task.space, tuner_options);
   std::vector<Measurement> known;
   for (const Record& r : db.records(task.key, task.target)) {
+    state.best = std::min(state.best, r.mean_cost());
+    if (r.point_json.empty()) continue;  // a measurement of the default schedule
     ++state.result.trials;
     if (!r.ok()) ++state.result.failed;
-    state.best = std::min(state.best, r.mean_cost());
     try {
       known.push_back({task.space.from_json(json::parse(r.point_json).as_object()), r.mean_cost()});
     } catch (const CompileError&) {
@@ -101,18 +103,19 @@ double expected_gain(const TaskState& state) {
   return task.weight * state.best * std::max(improvement, 0.02);
 }
 
-Record make_record(const Task& task, const Point& point, const schedule::Schedule* schedule,
-                   const MeasureResult& measured) {
+/// The record of a measured schedule: of `point` of the template, or (no point) the default.
+Record make_record(const Task& task, const std::optional<Point>& point,
+                   const schedule::Schedule* schedule, const MeasureResult& measured) {
   Record r;
   r.task_key = task.key;
   r.target = task.target;
   r.task_name = task.name;
   r.template_name = task.template_name;
-  r.point_json = json::write(task.space.to_json(point));
+  if (point) r.point_json = json::write(task.space.to_json(*point));
   r.trace_json = schedule ? schedule->trace().to_json() : "{\"version\": 1, \"steps\": []}";
   r.costs = measured.costs;
   r.error = measured.error;
-  if (schedule) r.features = candidate_features(task, point);
+  if (schedule && point) r.features = candidate_features(task, *point);
   r.timestamp = static_cast<double>(std::time(nullptr));
   return r;
 }
@@ -147,8 +150,12 @@ std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
     TaskState& state = *next;
     const Task& task = *state.task;
     if (!state.measurer) {
+      // The default schedule is measured and recorded too (with no point): the best record
+      // is then never slower than the default as measured.
       state.measurer = std::make_unique<Measurer>(task.kernel, options.measure);
-      state.result.default_cost = state.measurer->measure_default().mean_cost();
+      MeasureResult baseline = state.measurer->measure_default();
+      state.result.default_cost = baseline.mean_cost();
+      db.add(make_record(task, std::nullopt, task.kernel->schedule.get(), baseline));
     }
     size_t count =
         static_cast<size_t>(std::min(options.batch, options.trials - state.result.trials));

@@ -1,6 +1,8 @@
 // The tuning loop over a model's tasks: a task scheduler hands out batches of trials, a
 // tuner proposes candidates for the chosen task, the measurer measures them, and every
-// measurement goes into the records database as soon as it is made.
+// measurement goes into the records database as soon as it is made. The default schedule
+// of each task is measured and recorded too (a record without a template point), so that
+// the best record of a task is never one slower than its default as measured.
 //
 // Resumable: the records a database already holds for a task count as its trials, feed
 // its tuner and set its best, so running again continues where a run stopped (or was
@@ -41,7 +43,7 @@ struct CurvePoint {
 
 struct TaskResult {
   std::string key, name;
-  int trials = 0;           ///< records of the task after the run
+  int trials = 0;           ///< template points measured, in this run and before
   int failed = 0;           ///< failed records among them
   double default_cost = 0;  ///< seconds per launch of the default schedule (0: unmeasured)
   double best_cost = 0;     ///< of the best record (0: none)
