@@ -155,6 +155,7 @@ std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
       state.measurer = std::make_unique<Measurer>(task.kernel, options.measure);
       MeasureResult baseline = state.measurer->measure_default();
       state.result.default_cost = baseline.mean_cost();
+      state.best = std::min(state.best, state.result.default_cost);
       db.add(make_record(task, std::nullopt, task.kernel->schedule.get(), baseline));
     }
     size_t count =

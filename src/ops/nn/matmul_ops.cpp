@@ -61,13 +61,14 @@ void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outp
       s.compute_inline(nd);
   } else {
     for (const std::string& name : transposes) s.compute_inline(name);
-    schedule_contraction(s, s.tensor(kProduct));
+    schedule_contraction(s, s.tensor(kProduct), contraction_config(knobs));
   }
   schedule_generic(s, outputs);
 }
 
 /// Sets the schedule of a product operator whose shapes `shape_of` gives, and its tuning
-/// template where the tuned matmul applies.
+/// template: the matmul template where the tuned matmul applies, the contraction one for
+/// other float32 products (both operands batched).
 void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&)) {
   def.schedule = [shape_of](const OpContext& ctx, schedule::Schedule& s,
                             const std::vector<te::Tensor>& outputs) {
@@ -76,7 +77,9 @@ void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&))
   };
   def.tuning_space = [shape_of](const OpContext& ctx) {
     MatmulShape shape = shape_of(ctx);
-    if (!use_tuned_matmul(shape, ctx.input_type(0).dtype)) return TuningSpace{};
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
+    if (!use_tuned_matmul(shape, ctx.input_type(0).dtype))
+      return contraction_tuning_space("batched_matmul", shape.output);
     int64_t rows = shape.m;
     for (int64_t b : shape.batch) rows *= b;
     return matmul_tuning_space(rows, shape.k);

@@ -1,6 +1,7 @@
 // Helpers shared by the nn operator family (see nn_util.h).
 #include "ops/nn/nn_util.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ops/cpu_features.h"
@@ -80,7 +81,26 @@ bool has_stage(const schedule::Schedule& s, const std::string& name) {
   return false;
 }
 
-void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor) {
+TuningSpace contraction_tuning_space(const std::string& template_name,
+                                     const std::vector<int64_t>& output_shape) {
+  int64_t lanes = host_float_lanes();
+  if (output_shape.empty() || output_shape.back() < lanes) return {};
+  TuningSpace space{template_name, {}};
+  int64_t rows = output_shape.size() >= 2 ? output_shape[output_shape.size() - 2] : 1;
+  space.knobs.push_back({"tile_rows", values_up_to({1, 2, 3, 4, 6, 8}, rows)});
+  space.knobs.push_back({"tile_vectors", values_up_to({1, 2, 3, 4}, output_shape.back() / lanes)});
+  return space;
+}
+
+ContractionConfig contraction_config(const KnobValues& knobs) {
+  ContractionConfig config;
+  config.tile_rows = knobs.get("tile_rows", config.tile_rows);
+  config.tile_vectors = knobs.get("tile_vectors", config.tile_vectors);
+  return config;
+}
+
+void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
+                          const ContractionConfig& config) {
   const schedule::Stage& stage = s.stage(tensor);
   if (stage.is_transformed() || stage.is_placeholder()) return;
   const te::OperationNode& op = *stage.op;
@@ -98,8 +118,13 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor) {
   if (vectorize) {
     // A register tile of outputs -- up to 4 rows of the next-to-last axis x 2 vectors of
     // the innermost one, 8 independent accumulators -- accumulates over the whole reduction.
-    int64_t cols = innermost >= 2 * lanes ? 2 * lanes : lanes;
-    int64_t rows = spatial >= 2 && const_extent(op.axis[spatial - 2].extent) >= 4 ? 4 : 1;
+    int64_t cols = config.tile_vectors > 0 ? config.tile_vectors * lanes
+                   : innermost >= 2 * lanes      ? 2 * lanes
+                                                 : lanes;
+    int64_t next_extent = spatial >= 2 ? const_extent(op.axis[spatial - 2].extent) : 1;
+    int64_t rows = config.tile_rows > 0 ? std::min(config.tile_rows, next_extent)
+                   : next_extent >= 4   ? 4
+                                        : 1;
     te::Tensor acc = s.cache_write(tensor, "local");
     auto [col_outer, col_inner] = s.split(tensor, roots[spatial - 1], cols);
     std::vector<std::string> tiles(roots.begin(), roots.begin() + static_cast<int64_t>(spatial) - 1);

@@ -103,12 +103,16 @@ OpDef pool_def(const PoolOp& op) {
     bool column_major = ctx.attr_int("storage_order") != 0;
     return std::vector{y, max_pool_indices(in[0], y, w, column_major, "pool.indices")};
   };
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     for (const char* name : {"pool.sum", "pool", "pool.indices"})
       if (has_stage(s, name) && s.stage(name).op->has_reduction())
-        schedule_contraction(s, s.tensor(name));
+        schedule_contraction(s, s.tensor(name), contraction_config(ctx.knobs()));
     schedule_generic(s, outputs);
+  };
+  def.tuning_space = [](const OpContext& ctx) {
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
+    return contraction_tuning_space("pool", ctx.def().infer(ctx).at(0).shape());
   };
   return def;
 }

@@ -273,7 +273,13 @@ OpDef layer_norm_def() {
     if (outputs.size() > 1)
       schedule_generic(s, outputs);
     else
-      schedule_rows(s, outputs[0], layer_norm_axes(ctx).front(), ctx.input_type(0).num_elements());
+      schedule_rows(s, outputs[0], layer_norm_axes(ctx).front(), ctx.input_type(0).num_elements(),
+                    row_config(ctx.knobs()));
+  };
+  def.tuning_space = [](const OpContext& ctx) {
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32) || ctx.node().outputs.size() > 1)
+      return TuningSpace{};
+    return rows_tuning_space("layernorm", ctx.input_shape(0), layer_norm_axes(ctx).front());
   };
   return def;
 }

@@ -1,6 +1,9 @@
 // The row-parallel CPU schedule of the reduction family (see row_schedule.h).
 #include "ops/reduction/row_schedule.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "ops/cpu_features.h"
 #include "ops/op_util.h"
 
@@ -9,21 +12,42 @@ namespace {
 
 /// Splits the last loop of an element-wise float32 stage whose rows are longer than a
 /// vector and vectorizes the inner part.
-void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_axes) {
+void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_axes,
+                   int64_t vector_factor) {
   te::Operation op = s.stage(stage).op;
   te::Tensor t = op->output(0);
-  int lanes = host_float_lanes();
+  int64_t lanes = host_float_lanes();
   std::vector<int64_t> shape = static_shape(t);
   if (op->has_reduction() || op->num_outputs() != 1 || t.dtype() != ir::DataType::Float(32) ||
       static_cast<int64_t>(shape.size()) <= row_axes || shape.back() < lanes)
     return;
   std::string last = s.stage(stage).leaves.back();
-  s.vectorize(stage, s.split(stage, last, lanes).second);
+  s.vectorize(stage, s.split(stage, last, std::min(lanes * vector_factor, shape.back())).second);
 }
 
 }  // namespace
 
-void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work) {
+TuningSpace rows_tuning_space(const std::string& template_name, const std::vector<int64_t>& shape,
+                              int64_t row_axes) {
+  int64_t rows = 1, row_length = 1;
+  for (size_t d = 0; d < shape.size(); ++d)
+    (static_cast<int64_t>(d) < row_axes ? rows : row_length) *= shape[d];
+  if (row_axes == 0 || rows <= 1) return {};
+  TuningSpace space{template_name, {}};
+  space.knobs.push_back({"vector_factor", values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / host_float_lanes()))});
+  space.knobs.push_back({"row_block", values_up_to({1, 2, 4, 8, 16}, rows)});
+  return space;
+}
+
+RowConfig row_config(const KnobValues& knobs) {
+  RowConfig config;
+  config.vector_factor = knobs.get("vector_factor", config.vector_factor);
+  config.row_block = knobs.get("row_block", config.row_block);
+  return config;
+}
+
+void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work,
+                   const RowConfig& config) {
   if (row_axes == 0) {
     schedule_generic(s, {y});
     return;
@@ -31,16 +55,18 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
   const std::vector<std::string> loops = s.stage(y).leaves;
   std::string rows = loops[0];
   for (int64_t d = 1; d < row_axes; ++d) rows = s.fuse(y, rows, loops[static_cast<size_t>(d)]);
-  if (work >= kParallelMinElements) s.parallel(y, rows);
+  std::string parallel_rows = rows;
+  if (config.row_block > 1) std::tie(parallel_rows, rows) = s.split(y, rows, config.row_block);
+  if (work >= kParallelMinElements) s.parallel(y, parallel_rows);
   std::string output = s.stage(y).name;
   std::vector<std::string> inner;
   for (const schedule::Stage& stage : s.stages())
     if (!stage.is_placeholder() && stage.name != output) inner.push_back(stage.name);
   for (const std::string& stage : inner) {
     s.compute_at(stage, y, rows);
-    vectorize_row(s, stage, row_axes);
+    vectorize_row(s, stage, row_axes, config.vector_factor);
   }
-  vectorize_row(s, output, row_axes);
+  vectorize_row(s, output, row_axes, config.vector_factor);
 }
 
 int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank) {

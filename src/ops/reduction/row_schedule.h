@@ -5,18 +5,34 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/knobs.h"
 #include "schedule/schedule.h"
 #include "te/compute.h"
 
 namespace tessel::ops::reduction {
 
+/// The knobs of schedule_rows.
+struct RowConfig {
+  int64_t vector_factor = 1;  ///< vectors per vectorized chunk of a row (the vector width)
+  int64_t row_block = 1;      ///< rows per parallel iteration (parallel granularity)
+};
+
+/// The row template `template_name` ("softmax", "layernorm") for a float32 input of
+/// `shape` whose first `row_axes` axes are the rows: knobs vector_factor and row_block.
+/// None for a single row.
+TuningSpace rows_tuning_space(const std::string& template_name, const std::vector<int64_t>& shape,
+                              int64_t row_axes);
+/// The configuration with the knobs chosen in `knobs`.
+RowConfig row_config(const KnobValues& knobs);
+
 /// Schedules the kernel whose only output is `y`, when every stage but the placeholders
 /// can be computed one row at a time: a row is a position of the first `row_axes` axes of
 /// `y` (which every stage shares as its own leading axes). The row loops of `y` are fused
-/// into one, parallel when `work` (elements read) is large; every other stage is computed
-/// inside it; float32 element-wise stages are vectorized along their last axis. With
-/// `row_axes` 0 (one row), the generic schedule.
-void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work);
+/// into one (blocks of `config.row_block` rows), parallel when `work` (elements read) is
+/// large; every other stage is computed inside it; float32 element-wise stages are
+/// vectorized along their last axis. With `row_axes` 0 (one row), the generic schedule.
+void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work,
+                   const RowConfig& config = {});
 
 /// The number of row axes when the sorted `axes` reduced are the trailing axes of a tensor
 /// of rank `rank` (their first axis); 0 otherwise (no row structure).

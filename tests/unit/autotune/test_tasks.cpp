@@ -100,6 +100,28 @@ TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
   }
 }
 
+TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
+  TypedGraph t;
+  graph::Value* image = t.input("image", {1, 4, 20, 40});
+  t.output(t.node("MaxPool", {image}, {1, 4, 9, 19},
+                  {{"kernel_shape", graph::Attribute::of_ints({3, 3})},
+                   {"strides", graph::Attribute::of_ints({2, 2})}}));
+  graph::Value* x = t.input("x", {64, 48});
+  t.output(t.node("Softmax", {x}, {64, 48}, {{"axis", graph::Attribute::of_int(-1)}}));
+  t.output(t.node("LayerNormalization",
+                  {x, t.constant("gamma", {48}, 3), t.constant("beta", {48}, 4)}, {64, 48},
+                  {{"axis", graph::Attribute::of_int(-1)}}));
+  graph::Value* a = t.input("a", {4, 32, 48});
+  graph::Value* b = t.input("b", {4, 48, 32});
+  t.output(t.node("MatMul", {a, b}, {4, 32, 32}));
+  TaskSet set = testing::tasks_of(t.graph);
+  for (const char* name : {"pool", "softmax", "layernorm", "batched_matmul"}) {
+    const Task& task = testing::task_of_template(set, name);
+    EXPECT_GT(task.space.size(), 4u) << name;
+    expect_points_match_default(task, 5);
+  }
+}
+
 TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
   TypedGraph t = testing::two_matmuls();
   expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);

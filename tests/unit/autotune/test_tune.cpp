@@ -54,8 +54,6 @@ TEST(Tune, RecordsEveryTrialAndResumes) {
     EXPECT_EQ(r.template_name, "matmul");
     EXPECT_EQ(r.features.size(), r.point_json.empty() ? 0 : 14 + task.space.knobs().size());
   }
-  // The best record is at least as fast as the default schedule as measured.
-  EXPECT_LE(first[0].best_cost, first[0].default_cost);
 
   // Again with more trials: the six recorded ones count, three more are measured.
   std::vector<TaskResult> second = tune_tasks(set, db, quick("random", 9, 4));
