@@ -3,6 +3,7 @@
 #include "ops/conv2d_nchwc.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "ops/conv2d.h"
 #include "ops/cpu_features.h"
@@ -109,6 +110,7 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
   for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
   space.knobs.push_back({"tile_ow", tile_ow});
   space.knobs.push_back({"tile_kb", values_up_to({1, 2, 4}, std::min(output[1], widest))});
+  space.knobs.push_back({"tile_oh", values_up_to({1, 2, 4}, std::min(output[2], widest))});
   if (!depthwise && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
   space.knobs.push_back({"parallel_rows", {1, 0}});
   if (!depthwise && in_block > 1) space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
@@ -119,6 +121,7 @@ Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
   Conv2dNchwcConfig config;
   config.tile_ow = knobs.get("tile_ow", config.tile_ow);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
+  config.tile_oh = knobs.get("tile_oh", config.tile_oh);
   config.window_outer = knobs.get("window_outer", config.window_outer) != 0;
   config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
@@ -145,15 +148,25 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
                         ? config.tile_ow
                         : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors);
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
-  std::string kb_outer = axes[1];
-  if (config.tile_kb > 1) {
-    auto [kbo, kbi] = s.split(tiled, axes[1], config.tile_kb);
-    kb_outer = kbo;
-    s.reorder(tiled, {kbo, axes[2], owo, kbi});
-    s.unroll(tiled, kbi);
+  // The register tile: tile_kb channel blocks x tile_oh rows x tile_ow columns, inside the
+  // loops over tiles (n, channel blocks, rows, column tiles).
+  std::string kb_outer = axes[1], oh_outer = axes[2];
+  std::vector<std::string> tile_loops;
+  for (auto [loop, factor, outer] : {std::tuple{axes[1], config.tile_kb, &kb_outer},
+                                     std::tuple{axes[2], config.tile_oh, &oh_outer}}) {
+    if (factor <= 1) continue;
+    auto [o, i] = s.split(tiled, loop, factor);
+    *outer = o;
+    tile_loops.push_back(i);
+  }
+  if (!tile_loops.empty()) {
+    std::vector<std::string> order = {kb_outer, oh_outer, owo};
+    order.insert(order.end(), tile_loops.begin(), tile_loops.end());
+    s.reorder(tiled, order);
+    for (const std::string& loop : tile_loops) s.unroll(tiled, loop);
   }
   std::string outer = s.fuse(tiled, axes[0], kb_outer);
-  if (config.parallel_rows) outer = s.fuse(tiled, outer, axes[2]);
+  if (config.parallel_rows) outer = s.fuse(tiled, outer, oh_outer);
   s.parallel(tiled, outer);
   s.unroll(tiled, owi);
   s.vectorize(tiled, axes[4]);
@@ -180,6 +193,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   s.reorder(acc, order);
   if (!unrolled_ci.empty()) s.unroll(acc, unrolled_ci);
   if (config.tile_kb > 1) s.unroll(acc, "kb");
+  if (config.tile_oh > 1) s.unroll(acc, "oh");
   s.unroll(acc, "ow");
   s.vectorize(acc, "kk");
 

@@ -38,6 +38,7 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
 struct Conv2dNchwcConfig {
   int64_t tile_ow = 0;        ///< output columns per register tile (0: fitted to the row)
   int64_t tile_kb = 1;        ///< blocks of output channels per register tile
+  int64_t tile_oh = 1;        ///< output rows per register tile
   bool window_outer = false;  ///< reduce over the window outside the input-channel blocks
   bool parallel_rows = true;  ///< rows join (n, blocks) in the parallel loop
   int64_t unroll_ci = 1;      ///< channels of an input block unrolled (1: none)
@@ -51,8 +52,8 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
 /// The default configuration with the knobs chosen in `knobs`.
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs);
 
-/// Register tiles of tile_kb blocks of output channels x tile_ow columns of one output
-/// row, accumulated over the input channels and the kernel window with each block in
+/// Register tiles of tile_kb blocks of output channels x tile_oh rows x tile_ow columns
+/// of the output, accumulated over the input channels and the kernel window with each block in
 /// vectors and each input element broadcast (depthwise: the input read as vectors of
 /// channels), then stored as whole vectors. Tiles run in parallel over (n, block, row).
 /// An `epilogue` (an output of out's shape reading out element by element, the stages

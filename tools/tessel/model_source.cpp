@@ -129,6 +129,9 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
     if (flags.print_after != "all") options.pipeline.print_after = flags.print_after;
   }
   auto applied = std::make_shared<std::vector<autotune::AppliedRecord>>();
+  if (!flags.records.empty() && !std::filesystem::exists(flags.records))
+    TESSEL_USER_ERROR("--records: no records database at '", flags.records,
+                      "' (tessel tune makes one)");
   if (!flags.records.empty())
     options.choose_schedule = autotune::choose_from_records(
         std::make_shared<autotune::RecordDatabase>(flags.records),

@@ -71,7 +71,7 @@ TypedGraph three_convolutions() {
   return t;
 }
 
-/// Every sampled point of the task's template builds, runs and matches the default.
+/// Sampled points of the task's template build, run and match the default.
 void expect_points_match_default(const Task& task, int samples) {
   MeasureOptions options;
   options.repeats = 1;
@@ -80,10 +80,11 @@ void expect_points_match_default(const Task& task, int samples) {
   std::mt19937_64 rng(7);
   std::vector<std::shared_ptr<schedule::Schedule>> candidates;
   std::vector<Point> points;
-  for (int i = 0; i < samples; ++i) {
-    points.push_back(task.space.random_point(rng));
-    candidates.push_back(task.schedule_at(points.back()));
-  }
+  // The corners (every knob at its first, every knob at its last value), then random points.
+  points.push_back(task.space.point_at(0));
+  points.push_back(task.space.point_at(task.space.size() - 1));
+  for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
+  for (const Point& p : points) candidates.push_back(task.schedule_at(p));
   std::vector<MeasureResult> results = measurer.measure(candidates);
   for (size_t i = 0; i < results.size(); ++i)
     EXPECT_TRUE(results[i].ok()) << task.template_name << " at " << task.space.describe(points[i])

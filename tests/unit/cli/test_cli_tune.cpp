@@ -81,6 +81,10 @@ TEST_F(CliTune, AForeignOrCorruptDatabaseIsRefused) {
   r = run_cli("compile " + model() + " -o " + path("m.so") + " --records " + path("notes.db"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("not a SQLite database"), std::string::npos) << r.output;
+  r = run_cli("compile " + model() + " -o " + path("m.so") + " --records " + path("missing.db"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("no records database at"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("missing.db")));
 }
 
 TEST_F(CliTune, BadOptionsAreNamed) {
