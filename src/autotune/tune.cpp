@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <iomanip>
 #include <limits>
 #include <map>
@@ -120,12 +121,81 @@ Record make_record(const Task& task, const std::optional<Point>& point,
   return r;
 }
 
+/// Measures the default schedule once per run (recorded with no point: the best record is
+/// then never slower than the default as measured). False when the task cannot be measured.
+bool start_measuring(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
+  const Task& task = *state.task;
+  try {
+    state.measurer = std::make_unique<Measurer>(task.kernel, options.measure);
+  } catch (const std::exception& e) {
+    if (options.progress)
+      *options.progress << (options.live ? "\n" : "") << "[" << task.name
+                        << "] skipped: its default schedule does not run: " << e.what() << "\n";
+    return false;
+  }
+  MeasureResult baseline = state.measurer->measure_default();
+  state.result.default_cost = baseline.mean_cost();
+  state.best = std::min(state.best, state.result.default_cost);
+  db.add(make_record(task, std::nullopt, task.kernel->schedule.get(), baseline));
+  return true;
+}
+
+/// One round of a task: a batch proposed, measured, recorded and learnt from. Returns the
+/// number of trials made (0: the space is exhausted).
+int run_round(TaskState& state, RecordDatabase& db, const TuneOptions& options,
+              const std::function<double()>& elapsed) {
+  const Task& task = *state.task;
+  size_t count = static_cast<size_t>(std::min(options.batch, options.trials - state.result.trials));
+  std::vector<Point> points = state.tuner->next_batch(count);
+  std::vector<std::shared_ptr<schedule::Schedule>> schedules;
+  std::vector<size_t> scheduled;  // index into points
+  std::vector<MeasureResult> results(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    try {
+      schedules.push_back(task.schedule_at(points[i]));
+      scheduled.push_back(i);
+    } catch (const CompileError& e) {
+      results[i].error = std::string("schedule failed: ") + e.what();
+    }
+  }
+  std::vector<MeasureResult> measured = state.measurer->measure(schedules);
+  for (size_t j = 0; j < scheduled.size(); ++j) results[scheduled[j]] = measured[j];
+  std::vector<Measurement> update;
+  for (size_t i = 0, j = 0; i < points.size(); ++i) {
+    const schedule::Schedule* schedule =
+        j < scheduled.size() && scheduled[j] == i ? schedules[j++].get() : nullptr;
+    db.add(make_record(task, points[i], schedule, results[i]));
+    update.push_back({points[i], results[i].mean_cost()});
+    ++state.result.trials;
+    if (!results[i].ok()) ++state.result.failed;
+    state.best = std::min(state.best, results[i].mean_cost());
+    state.result.curve.push_back({state.result.trials, elapsed(), gflops(task.flops, state.best)});
+  }
+  if (!update.empty()) state.tuner->update(update);
+  state.best_history.push_back(state.best);
+  return static_cast<int>(points.size());
+}
+
+void print_progress(const TaskState& state, const TuneOptions& options, double elapsed,
+                    double eta) {
+  const Task& task = *state.task;
+  *options.progress << (options.live ? "\r" : "") << "[" << task.name << "] " << state.result.trials
+                    << "/" << options.trials << " trials, best " << std::fixed
+                    << std::setprecision(1) << gflops(task.flops, state.best)
+                    << " GFLOP/s (default " << gflops(task.flops, state.result.default_cost)
+                    << "), " << state.result.failed << " failed | elapsed " << clock_text(elapsed)
+                    << ", ETA " << clock_text(eta) << "   " << (options.live ? "" : "\n")
+                    << std::flush;
+}
+
 }  // namespace
 
 std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
                                    const TuneOptions& options) {
   auto start = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::function<double()> elapsed = [&] {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
   std::vector<TaskState> states;
   for (const Task& task : tasks.tasks) {
     if (!task.tunable()) continue;
@@ -147,62 +217,16 @@ std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
     for (TaskState& s : states)
       if (!s.done && (!next || expected_gain(s) > expected_gain(*next))) next = &s;
     if (!next) break;
-    TaskState& state = *next;
-    const Task& task = *state.task;
-    if (!state.measurer) {
-      // The default schedule is measured and recorded too (with no point): the best record
-      // is then never slower than the default as measured.
-      state.measurer = std::make_unique<Measurer>(task.kernel, options.measure);
-      MeasureResult baseline = state.measurer->measure_default();
-      state.result.default_cost = baseline.mean_cost();
-      state.best = std::min(state.best, state.result.default_cost);
-      db.add(make_record(task, std::nullopt, task.kernel->schedule.get(), baseline));
-    }
-    size_t count =
-        static_cast<size_t>(std::min(options.batch, options.trials - state.result.trials));
-    std::vector<Point> points = state.tuner->next_batch(count);
-    if (points.empty()) {
-      state.done = true;  // the space is exhausted
+    if (!next->measurer && !start_measuring(*next, db, options)) {
+      next->done = true;
       continue;
     }
-    std::vector<std::shared_ptr<schedule::Schedule>> schedules;
-    std::vector<size_t> scheduled;  // index into points
-    std::vector<MeasureResult> results(points.size());
-    for (size_t i = 0; i < points.size(); ++i) {
-      try {
-        schedules.push_back(task.schedule_at(points[i]));
-        scheduled.push_back(i);
-      } catch (const CompileError& e) {
-        results[i].error = std::string("schedule failed: ") + e.what();
-      }
-    }
-    std::vector<MeasureResult> measured = state.measurer->measure(schedules);
-    for (size_t j = 0; j < scheduled.size(); ++j) results[scheduled[j]] = measured[j];
-    std::vector<Measurement> update;
-    for (size_t i = 0, j = 0; i < points.size(); ++i) {
-      const schedule::Schedule* schedule =
-          j < scheduled.size() && scheduled[j] == i ? schedules[j++].get() : nullptr;
-      db.add(make_record(task, points[i], schedule, results[i]));
-      update.push_back({points[i], results[i].mean_cost()});
-      ++state.result.trials;
-      ++run_trials;
-      if (!results[i].ok()) ++state.result.failed;
-      state.best = std::min(state.best, results[i].mean_cost());
-      state.result.curve.push_back(
-          {state.result.trials, elapsed(), gflops(task.flops, state.best)});
-    }
-    state.tuner->update(update);
-    state.best_history.push_back(state.best);
-    state.done = state.result.trials >= options.trials;
-    if (options.progress) {
-      double eta = run_trials > 0 ? elapsed() / run_trials * std::max(0, planned - run_trials) : 0;
-      *options.progress << (options.live ? "\r" : "") << "[" << task.name << "] "
-                        << state.result.trials << "/" << options.trials << " trials, best "
-                        << std::fixed << std::setprecision(1) << gflops(task.flops, state.best)
-                        << " GFLOP/s (default " << gflops(task.flops, state.result.default_cost)
-                        << "), " << state.result.failed << " failed | elapsed "
-                        << clock_text(elapsed()) << ", ETA " << clock_text(eta) << "   "
-                        << (options.live ? "" : "\n") << std::flush;
+    int made = run_round(*next, db, options, elapsed);
+    run_trials += made;
+    next->done = made == 0 || next->result.trials >= options.trials;
+    if (options.progress && made > 0) {
+      double eta = elapsed() / run_trials * std::max(0, planned - run_trials);
+      print_progress(*next, options, elapsed(), eta);
     }
   }
   if (options.progress && options.live) *options.progress << "\n";
