@@ -4,7 +4,8 @@
 // at a time, each in a worker process forked for it: a candidate that crashes, hangs past
 // the time-out or computes other numbers than the task's default schedule (checked on
 // random inputs) is reported as failed with the reason, and the tuner goes on. A good
-// candidate is timed for a fixed number of repeats, each long enough to be measurable.
+// candidate is timed for a fixed number of repeats, each long enough to be measurable, or
+// each one run after the caches were flushed.
 #pragma once
 
 #include <functional>
@@ -22,6 +23,9 @@ struct MeasureOptions {
   int threads = 0;                   ///< threads the kernels run with (0: the runtime's default)
   int repeats = 3;                   ///< timed repeats per candidate
   double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long
+  /// When non-zero, each repeat is one run after writing this many bytes (more than the
+  /// caches hold): weights and inputs come from memory, as they do inside a large model.
+  size_t flush_cache_bytes = 0;
   double timeout_seconds = 10;       ///< per candidate run (its build excluded)
   int build_jobs = 0;                ///< candidates built at once (0: one per hardware thread)
   double rtol = 1e-3;                ///< allowed difference from the default schedule's output,

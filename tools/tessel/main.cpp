@@ -26,7 +26,7 @@ void print_usage() {
                "       --records, each kernel takes the best schedule tuned for it\n"
                "  tune <model.onnx> --records DB [--trials N] [--time-budget 10m]\n"
                "      [--tuner xgb|ga|random|grid] [--threads T] [--batch N] [--curves DIR]\n"
-               "      [--list-tasks] [--export F.jsonl] [--import F.jsonl]\n"
+               "      [--flush-cache] [--list-tasks] [--export F.jsonl] [--import F.jsonl]\n"
                "       search schedules for the model's kernels; every measurement is recorded\n"
                "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"
                "       print the graph after each pass, the fused groups and the memory plan\n"

@@ -87,6 +87,10 @@ int run_tune(const std::vector<std::string>& args) {
       options.seed = static_cast<uint64_t>(parse_count(flag, value_of(args, i)));
     } else if (flag == "--timeout") {
       options.measure.timeout_seconds = parse_duration(value_of(args, i));
+    } else if (flag == "--flush-cache") {
+      // Ten single runs, each after 64 MiB were written: more than the caches hold.
+      options.measure.flush_cache_bytes = size_t{64} << 20;
+      options.measure.repeats = 10;
     } else if (flag == "--curves") {
       curves = value_of(args, i);
     } else if (flag == "--export") {
@@ -108,7 +112,7 @@ int run_tune(const std::vector<std::string>& args) {
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
         "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--threads T] [--batch N] "
-        "[--curves DIR] [--list-tasks] [--input-shape NAME=SHAPE]...; "
+        "[--curves DIR] [--flush-cache] [--list-tasks] [--input-shape NAME=SHAPE]...; "
         "tessel tune --records <db.sqlite> --export|--import <file.jsonl>");
   std::unique_ptr<autotune::RecordDatabase> db;
   if (!flags.records.empty()) db = std::make_unique<autotune::RecordDatabase>(flags.records);

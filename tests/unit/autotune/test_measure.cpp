@@ -37,6 +37,18 @@ TEST(Measure, TimesEveryRepeatOfAGoodCandidate) {
   EXPECT_EQ(result.mean_cost(), (result.costs[0] + result.costs[1]) / 2);
 }
 
+TEST(Measure, FlushingTheCachesTimesSingleRuns) {
+  MatmulTask m;
+  MeasureOptions options = quick();
+  options.repeats = 4;
+  options.flush_cache_bytes = size_t{4} << 20;
+  Measurer measurer(m.task().kernel, options);
+  MeasureResult result = measurer.measure_default();
+  ASSERT_TRUE(result.ok()) << result.error;
+  ASSERT_EQ(result.costs.size(), 4u);
+  for (double c : result.costs) EXPECT_GT(c, 0);
+}
+
 TEST(Measure, AWrongCandidateIsCaught) {
   MatmulTask m;
   const compiler::GroupKernel& kernel = *m.task().kernel;
