@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/group_kernel.h"
+#include "driver/build.h"
 #include "runtime/ndarray.h"
 #include "schedule/schedule.h"
 
@@ -26,10 +27,10 @@ struct MeasureOptions {
   /// When non-zero, each repeat is one run after writing this many bytes (more than the
   /// caches hold): weights and inputs come from memory, as they do inside a large model.
   size_t flush_cache_bytes = 0;
-  double timeout_seconds = 10;       ///< per candidate run (its build excluded)
-  int build_jobs = 0;                ///< candidates built at once (0: one per hardware thread)
-  double rtol = 1e-3;                ///< allowed difference from the default schedule's output,
-  double atol = 1e-4;                ///< |x - ref| <= rtol*|ref| + atol*max|ref|
+  double timeout_seconds = 10;  ///< per candidate run (its build excluded)
+  int build_jobs = 0;           ///< candidates built at once (0: one per hardware thread)
+  double rtol = 1e-3;           ///< allowed difference from the default schedule's output,
+  double atol = 1e-4;           ///< |x - ref| <= rtol*|ref| + atol*max|ref|
   /// Runs in the worker process before candidate `index` runs; tests inject crashes and
   /// hangs with it.
   std::function<void(size_t index)> in_worker;
@@ -49,12 +50,14 @@ class Measurer {
   /// Random inputs for `kernel` (its constant arguments keep their values) and the outputs
   /// of its default schedule on them, the reference every candidate must match.
   Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureOptions options);
+  ~Measurer();
 
   /// Builds and runs the candidates (schedules of the kernel's DAG, or of a DAG with the
   /// same inputs and output types); one result each.
   std::vector<MeasureResult> measure(
       const std::vector<std::shared_ptr<schedule::Schedule>>& candidates);
-  /// Measures the kernel's default schedule (a baseline for speed-ups).
+  /// Measures the kernel's default schedule (a baseline for speed-ups), built once with the
+  /// reference.
   MeasureResult measure_default();
 
   const MeasureOptions& options() const { return options_; }
@@ -67,6 +70,8 @@ class Measurer {
   MeasureOptions options_;
   std::vector<runtime::NDArray> args_;       ///< inputs, then outputs
   std::vector<runtime::NDArray> reference_;  ///< outputs of the default schedule
+  std::unique_ptr<driver::Kernel> default_kernel_;
+  double default_build_seconds_ = 0;
 };
 
 }  // namespace tessel::autotune
