@@ -8,6 +8,8 @@
 // to N trials into the records, printing the wall time (--curves DIR writes the curves).
 // Each case prints one final line per schedule:
 //   <case>[ tuned] threads=<t>: tessel <x> GFLOP/s, onednn <y> GFLOP/s, ratio <x/y>
+//   [, speed-up <tuned over default>]
+// All of a case's schedules and oneDNN are timed in the same alternating rounds.
 // Options: --filter <substring>, --threads <t> (default: 1 and 2), --records DB, --tune N,
 // --tuner KIND, --curves DIR.
 #include <algorithm>
@@ -142,35 +144,58 @@ double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Checks tessel against oneDNN, then times both in alternating rounds so that both see the
-/// same machine conditions (the VM is noisy); prints the case's line. False on a mismatch.
-bool compare(const Case& c, const std::string& label, Prepared& p, Anchor& anchor, int threads) {
+/// One schedule of a case's kernel, built with its arguments.
+struct Variant {
+  std::string label;  // "" for the default schedule, " tuned" for the best record's
+  Prepared prepared;
+};
+
+/// Checks every variant against oneDNN, then times all of them and oneDNN in the same
+/// alternating rounds, so that each ratio compares runs under the same machine conditions
+/// (the VM's speed drifts by tens of percent over seconds); prints one line per variant,
+/// with its speed-up over the default schedule after the first. False on a mismatch.
+bool compare(const Case& c, std::vector<Variant>& variants, Anchor& anchor, int threads) {
   tessel_set_num_threads(threads);
   set_onednn_threads(threads);
-  p.run();
   anchor.run();
-  double error = ops::reference::max_scaled_error(p.output(c), anchor.output(), 1e-4, 1e-4);
+  bool ok = true;
+  for (Variant& v : variants) {
+    v.prepared.run();
+    double error =
+        ops::reference::max_scaled_error(v.prepared.output(c), anchor.output(), 1e-4, 1e-4);
+    if (error > 1.0) {
+      std::printf("%s%s threads=%d: RESULT MISMATCH vs oneDNN (%.3g of tolerance)\n",
+                  c.name.c_str(), v.label.c_str(), threads, error);
+      ok = false;
+    }
+  }
   constexpr int kRounds = 7;
-  std::vector<double> tessel_times, anchor_times;
+  std::vector<std::vector<double>> times(variants.size());
+  std::vector<double> anchor_times;
   // Both thread pools spin for a while after a parallel region; a pause before switching
   // lets the other side's threads go to sleep so they do not steal the cores.
   auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
   for (int round = 0; round < kRounds; ++round) {
-    settle();
-    tessel_times.push_back(median_seconds([&] { p.run(); }, 0.15, 5));
+    for (size_t i = 0; i < variants.size(); ++i) {
+      settle();
+      times[i].push_back(median_seconds([&] { variants[i].prepared.run(); }, 0.15, 5));
+    }
     settle();
     anchor_times.push_back(median_seconds([&] { anchor.run(); }, 0.15, 5));
   }
-  double tessel_gflops = c.flops / median_of(tessel_times) / 1e9;
   double anchor_gflops = c.flops / median_of(anchor_times) / 1e9;
-  if (error > 1.0)
-    std::printf("%s%s threads=%d: RESULT MISMATCH vs oneDNN (%.3g of tolerance)\n", c.name.c_str(),
-                label.c_str(), threads, error);
-  std::printf("%s%s threads=%d: tessel %.1f GFLOP/s, onednn %.1f GFLOP/s, ratio %.2f\n",
-              c.name.c_str(), label.c_str(), threads, tessel_gflops, anchor_gflops,
-              tessel_gflops / anchor_gflops);
+  double default_seconds = median_of(times[0]);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    double seconds = median_of(times[i]);
+    double gflops = c.flops / seconds / 1e9;
+    std::printf("%s%s threads=%d: tessel %.1f GFLOP/s, onednn %.1f GFLOP/s, ratio %.2f",
+                c.name.c_str(), variants[i].label.c_str(), threads, gflops, anchor_gflops,
+                gflops / anchor_gflops);
+    if (i > 0) std::printf(", speed-up %.2f", default_seconds / seconds);
+    std::printf("\n");
+  }
   std::fflush(stdout);
-  return error <= 1.0;
+  return ok;
 }
 
 Case matmul_case(int64_t m, int64_t n, int64_t k) {
@@ -256,14 +281,15 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
       }
     }
     std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
-    Prepared untuned = prepare(*task, *task->kernel->schedule, input);
-    ok &= compare(c, "", untuned, *anchor, threads);
+    std::vector<Variant> variants;
+    variants.push_back({"", prepare(*task, *task->kernel->schedule, input)});
     std::optional<autotune::Record> best = db ? db->best(task->key, task->target) : std::nullopt;
-    if (!best) continue;
-    schedule::Schedule tuned_schedule = schedule::replay(
-        task->kernel->scheduler->outputs(), schedule::Trace::from_json(best->trace_json));
-    Prepared tuned = prepare(*task, tuned_schedule, input);
-    ok &= compare(c, " tuned", tuned, *anchor, threads);
+    if (best) {
+      schedule::Schedule tuned = schedule::replay(task->kernel->scheduler->outputs(),
+                                                  schedule::Trace::from_json(best->trace_json));
+      variants.push_back({" tuned", prepare(*task, tuned, input)});
+    }
+    ok &= compare(c, variants, *anchor, threads);
   }
   return ok;
 }
