@@ -121,29 +121,39 @@ void evict_caches(std::vector<char>& buffer) {
   for (size_t i = 0; i < buffer.size(); i += 64) bytes[i] = static_cast<char>(bytes[i] + 1);
 }
 
-/// "ok" and the seconds per run of each repeat: `number` runs back to back, enough to last
-/// min_repeat_seconds given that one took `first` seconds; with a cache flush, one run after
-/// the caches were evicted (its inputs and weights come from memory, as inside a model).
-std::string time_repeats(const std::function<void()>& run, double first,
-                         const MeasureOptions& options) {
-  std::vector<char> flush(options.flush_cache_bytes);
-  int64_t number =
-      flush.empty() ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
-                                               options.min_repeat_seconds / std::max(first, 1e-9))))
-                    : 1;
-  std::ostringstream report;
-  report.precision(9);
-  report << "ok";
-  for (int r = 0; r < options.repeats; ++r) {
-    if (!flush.empty()) evict_caches(flush);
-    auto begin = Clock::now();
-    for (int64_t i = 0; i < number; ++i) run();
-    report << " " << seconds_since(begin) / static_cast<double>(number);
-  }
-  return report.str();
+/// Runs `run` `number` times (one run after evicting the caches when `flush` is not empty)
+/// and returns the seconds per run.
+double time_runs(const std::function<void()>& run, int64_t number, std::vector<char>& flush) {
+  if (!flush.empty()) evict_caches(flush);
+  auto begin = Clock::now();
+  for (int64_t i = 0; i < number; ++i) run();
+  return seconds_since(begin) / static_cast<double>(number);
+}
+
+/// How many runs back to back last min_repeat_seconds given that one takes `seconds` (one
+/// when each run follows a cache flush).
+int64_t runs_per_repeat(double seconds, const MeasureOptions& options) {
+  if (options.flush_cache_bytes > 0) return 1;
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(options.min_repeat_seconds / std::max(seconds, 1e-9))));
 }
 
 }  // namespace
+
+std::vector<double> time_repeats(const std::function<void()>& run, double first_seconds,
+                                 const std::function<void()>& baseline, double baseline_seconds,
+                                 const MeasureOptions& options) {
+  std::vector<char> flush(options.flush_cache_bytes);
+  int64_t number = runs_per_repeat(first_seconds, options);
+  int64_t baseline_number = baseline ? runs_per_repeat(baseline_seconds, options) : 0;
+  std::vector<double> costs;
+  for (int r = 0; r < options.repeats; ++r) {
+    double seconds = time_runs(run, number, flush);
+    if (baseline) seconds *= baseline_seconds / time_runs(baseline, baseline_number, flush);
+    costs.push_back(seconds);
+  }
+  return costs;
+}
 
 double MeasureResult::mean_cost() const {
   if (!ok() || costs.empty()) return std::numeric_limits<double>::infinity();
@@ -175,6 +185,14 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   for (runtime::NDArray& array : args_) pointers.push_back(array.data());
   default_kernel_->run(pointers);
   for (size_t a = k.num_inputs; a < args_.size(); ++a) reference_.push_back(args_[a].copy());
+  const driver::Kernel& reference = *default_kernel_;
+  default_result_ =
+      run_in_worker([&](const std::vector<void*>& a) { reference.run(a); }, kDefaultIndex);
+  default_result_.build_seconds = default_build_seconds_;
+  if (!default_result_.ok())
+    TESSEL_INTERNAL_ERROR("the default schedule of a kernel failed to run: ",
+                          default_result_.error);
+  default_seconds_ = default_result_.mean_cost();
 }
 
 MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
@@ -188,7 +206,7 @@ MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector
     ::close(fds[0]);
     std::string report;
     try {
-      if (options_.in_worker) options_.in_worker(index);
+      if (options_.in_worker && index != kDefaultIndex) options_.in_worker(index);
       std::vector<void*> pointers;
       for (runtime::NDArray& array : args_) pointers.push_back(array.data());
       const compiler::GroupKernel& k = *kernel_;
@@ -200,7 +218,18 @@ MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector
       double first = seconds_since(start);
       for (size_t o = 0; o < reference_.size() && report.empty(); ++o)
         report = compare(args_[k.num_inputs + o], reference_[o], options_, o);
-      if (report.empty()) report = time_repeats([&] { run(pointers); }, first, options_);
+      std::function<void()> baseline;
+      if (index != kDefaultIndex && options_.relative_to_default)
+        baseline = [&] { default_kernel_->run(pointers); };
+      if (report.empty()) {
+        std::ostringstream costs;
+        costs.precision(9);
+        costs << "ok";
+        for (double c :
+             time_repeats([&] { run(pointers); }, first, baseline, default_seconds_, options_))
+          costs << " " << c;
+        report = costs.str();
+      }
     } catch (const std::exception& e) {
       report = std::string("run failed: ") + e.what();
     }
@@ -277,12 +306,8 @@ std::vector<MeasureResult> Measurer::measure(
 
 Measurer::~Measurer() = default;
 
-MeasureResult Measurer::measure_default() {
-  const driver::Kernel& kernel = *default_kernel_;
-  MeasureResult result =
-      run_in_worker([&](const std::vector<void*>& args) { kernel.run(args); }, 0);
-  result.build_seconds = default_build_seconds_;
-  return result;
+MeasureResult Measurer::measure_default() const {
+  return default_result_;
 }
 
 }  // namespace tessel::autotune

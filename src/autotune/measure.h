@@ -31,6 +31,12 @@ struct MeasureOptions {
   int build_jobs = 0;           ///< candidates built at once (0: one per hardware thread)
   double rtol = 1e-3;           ///< allowed difference from the default schedule's output,
   double atol = 1e-4;           ///< |x - ref| <= rtol*|ref| + atol*max|ref|
+  /// Each repeat of a candidate also times the default schedule right after it, and the
+  /// candidate's cost is its time relative to the default's then, in units of the default's
+  /// time measured once when the Measurer was made. A VM's speed drifts by tens of percent
+  /// over seconds; a ratio measured within milliseconds does not, so candidates measured
+  /// minutes apart rank as if measured side by side (at twice the measuring time).
+  bool relative_to_default = true;
   /// Runs in the worker process before candidate `index` runs; tests inject crashes and
   /// hangs with it.
   std::function<void(size_t index)> in_worker;
@@ -45,10 +51,20 @@ struct MeasureResult {
   double mean_cost() const;
 };
 
+/// The seconds per run of `run` in each of options.repeats repeats (runs back to back for
+/// min_repeat_seconds, given that one took `first_seconds`; or one run after a cache flush).
+/// With a `baseline` (the default schedule, taking `baseline_seconds` per run when measured
+/// alone), each repeat times the baseline right after `run` and reports run's time over the
+/// baseline's, times baseline_seconds.
+std::vector<double> time_repeats(const std::function<void()>& run, double first_seconds,
+                                 const std::function<void()>& baseline, double baseline_seconds,
+                                 const MeasureOptions& options);
+
 class Measurer {
  public:
-  /// Random inputs for `kernel` (its constant arguments keep their values) and the outputs
-  /// of its default schedule on them, the reference every candidate must match.
+  /// Random inputs for `kernel` (its constant arguments keep their values), the outputs of
+  /// its default schedule on them (the reference every candidate must match) and the
+  /// default's time per run (in a worker process like the candidates').
   Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureOptions options);
   ~Measurer();
 
@@ -56,13 +72,15 @@ class Measurer {
   /// same inputs and output types); one result each.
   std::vector<MeasureResult> measure(
       const std::vector<std::shared_ptr<schedule::Schedule>>& candidates);
-  /// Measures the kernel's default schedule (a baseline for speed-ups), built once with the
-  /// reference.
-  MeasureResult measure_default();
+  /// The default schedule's measurement (made once, with the reference): the baseline for
+  /// speed-ups and the unit of relative costs.
+  MeasureResult measure_default() const;
 
   const MeasureOptions& options() const { return options_; }
 
  private:
+  /// The index run_in_worker is given for the default schedule (no injected faults).
+  static constexpr size_t kDefaultIndex = static_cast<size_t>(-1);
   MeasureResult run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
                               size_t index);
 
@@ -72,6 +90,8 @@ class Measurer {
   std::vector<runtime::NDArray> reference_;  ///< outputs of the default schedule
   std::unique_ptr<driver::Kernel> default_kernel_;
   double default_build_seconds_ = 0;
+  MeasureResult default_result_;
+  double default_seconds_ = 0;  ///< the default's mean time per run
 };
 
 }  // namespace tessel::autotune

@@ -37,6 +37,46 @@ TEST(Measure, TimesEveryRepeatOfAGoodCandidate) {
   EXPECT_EQ(result.mean_cost(), (result.costs[0] + result.costs[1]) / 2);
 }
 
+TEST(Measure, RelativeTimingCancelsTheMachinesDrift) {
+  // The machine slows down 1x, 3x, 5x from one repeat to the next; the candidate always
+  // takes twice the baseline's time. Timed relative to the baseline (1 ms alone), each
+  // repeat reports about 2 ms; timed alone, the costs follow the drift.
+  MeasureOptions options;
+  options.repeats = 3;
+  options.min_repeat_seconds = 0;
+  int slowdown = 1;
+  auto sleep_ms = [&](double ms) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms * slowdown));
+  };
+  auto candidate = [&] { sleep_ms(2); };
+  auto baseline = [&] {
+    sleep_ms(1);
+    slowdown += 2;  // the drift, between one repeat and the next
+  };
+  std::vector<double> relative = time_repeats(candidate, 0.002, baseline, 0.001, options);
+  ASSERT_EQ(relative.size(), 3u);
+  for (double c : relative) EXPECT_NEAR(c, 0.002, 0.0006);
+
+  slowdown = 1;
+  std::vector<double> alone =
+      time_repeats([&] { candidate(), slowdown += 2; }, 0.002, {}, 0, options);
+  ASSERT_EQ(alone.size(), 3u);
+  EXPECT_GT(alone[2], 3 * alone[0]);
+}
+
+TEST(Measure, TheDefaultScheduleRanksLikeItselfAsACandidate) {
+  MatmulTask m;
+  Measurer measurer(m.task().kernel, quick());
+  double reference = measurer.measure_default().mean_cost();
+  std::vector<MeasureResult> results = measurer.measure({m.task().kernel->schedule});
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  // Its cost is its time over its own time just after, in units of the reference.
+  for (double c : results[0].costs) {
+    EXPECT_GT(c, reference / 2);
+    EXPECT_LT(c, reference * 2);
+  }
+}
+
 TEST(Measure, FlushingTheCachesTimesSingleRuns) {
   MatmulTask m;
   MeasureOptions options = quick();
