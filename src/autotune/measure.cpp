@@ -121,13 +121,18 @@ void evict_caches(std::vector<char>& buffer) {
   for (size_t i = 0; i < buffer.size(); i += 64) bytes[i] = static_cast<char>(bytes[i] + 1);
 }
 
-/// Runs `run` `number` times (one run after evicting the caches when `flush` is not empty)
-/// and returns the seconds per run.
+/// Runs `run` `number` times, each timed alone (one run after evicting the caches when
+/// `flush` is not empty), and returns the fastest run's seconds: the machine's interruptions
+/// only ever add time, so the minimum is the estimate they disturb least.
 double time_runs(const std::function<void()>& run, int64_t number, std::vector<char>& flush) {
   if (!flush.empty()) evict_caches(flush);
-  auto begin = Clock::now();
-  for (int64_t i = 0; i < number; ++i) run();
-  return seconds_since(begin) / static_cast<double>(number);
+  double fastest = std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < number; ++i) {
+    auto begin = Clock::now();
+    run();
+    fastest = std::min(fastest, seconds_since(begin));
+  }
+  return fastest;
 }
 
 /// How many runs back to back last min_repeat_seconds given that one takes `seconds` (one

@@ -23,7 +23,8 @@ namespace tessel::autotune {
 struct MeasureOptions {
   int threads = 0;                   ///< threads the kernels run with (0: the runtime's default)
   int repeats = 3;                   ///< timed repeats per candidate
-  double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long
+  double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long and
+                                     ///< gives its fastest run
   /// When non-zero, each repeat is one run after writing this many bytes (more than the
   /// caches hold): weights and inputs come from memory, as they do inside a large model.
   size_t flush_cache_bytes = 0;
@@ -51,8 +52,9 @@ struct MeasureResult {
   double mean_cost() const;
 };
 
-/// The seconds per run of `run` in each of options.repeats repeats (runs back to back for
-/// min_repeat_seconds, given that one took `first_seconds`; or one run after a cache flush).
+/// The seconds per run of `run` in each of options.repeats repeats: the fastest of the runs
+/// made back to back for min_repeat_seconds (given that one took `first_seconds`), or one
+/// run after a cache flush.
 /// With a `baseline` (the default schedule, taking `baseline_seconds` per run when measured
 /// alone), each repeat times the baseline right after `run` and reports run's time over the
 /// baseline's, times baseline_seconds.
