@@ -156,7 +156,6 @@ struct Variant {
 /// with its speed-up over the default schedule after the first. False on a mismatch.
 bool compare(const Case& c, std::vector<Variant>& variants, Anchor& anchor, int threads) {
   tessel_set_num_threads(threads);
-  set_onednn_threads(threads);
   anchor.run();
   bool ok = true;
   for (Variant& v : variants) {
@@ -280,6 +279,8 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
         }
       }
     }
+    // oneDNN plans a primitive's work for the threads it has when the primitive is made.
+    set_onednn_threads(threads);
     std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
     std::vector<Variant> variants;
     variants.push_back({"", prepare(*task, *task->kernel->schedule, input)});

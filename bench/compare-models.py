@@ -2,7 +2,8 @@
 """Compares tessel's batch-1 latency on whole models with ONNX Runtime and PyTorch eager.
 
 usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1,2]
-           [--warmup W] [--runs R] [--tessel PATH] [--markdown FILE] [--records DB]
+           [--warmup W] [--runs R] [--rounds N] [--tessel PATH] [--markdown FILE]
+           [--records DB]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
 test_data_set_0/input_0.pb). For each model and thread count, the three are timed one after
@@ -13,7 +14,8 @@ CPU provider (all graph optimisations, sequential, intra-op threads N), and the 
 rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT and PyTorch take
 warm-up runs, then the median of the timed runs; tessel bench picks its own counts. A side that
 is unavailable (no onnxruntime, no torch, no tessel binary or no `bench` command yet) shows as
-n/a. With --records, each model is also compiled with those tuning records for each thread
+n/a. Each model and thread count is timed in --rounds rounds (default 3), every side once
+per round; the table gives the medians and the medians of the per-round ratios. With --records, each model is also compiled with those tuning records for each thread
 count (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library.
 Prints a markdown table whose footer gives the load average: on a shared machine,
 multi-threaded times suffer most.
@@ -135,8 +137,16 @@ def fmt(value, digits=2):
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def ratio(a, b):
-    return None if a is None or b is None else a / b
+def median_ratio(per_round, a, b):
+    """The median over rounds of side a's time over side b's."""
+    return median_or_none([None if r[a] is None or r[b] is None else r[a] / r[b]
+                           for r in per_round])
+
+
+def median_or_none(values):
+    """The median of the values that are not None; None when none is."""
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
 
 def main():
@@ -146,6 +156,8 @@ def main():
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds per model and thread count, each timing every side once")
     parser.add_argument("--tessel", default=os.path.join(ROOT, "build", "bin", "tessel"))
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--records", help="tuning records: also time each model compiled with "
@@ -174,24 +186,30 @@ def main():
         for threads in thread_counts:
             # Let the previous measurement's spinning threads (ORT, OpenMP) go to sleep.
             time.sleep(2)
-            tuned = (None, "no --records")
+            tuned_library, tuned_why = None, "no --records"
             if args.records:
                 tuned_library, tuned_why = compile_tessel(args.tessel, case_dir, args.records, threads)
-                tuned = (time_tessel(args.tessel, tuned_library, threads) if tuned_library
-                         else (None, tuned_why))
-            results = [
-                time_tessel(args.tessel, library, threads) if library else (None, why),
-                tuned,
-                time_ort(case_dir, example, threads, args.warmup, args.runs),
-                time_torch(name, case_dir, example, threads, args.warmup, args.runs),
+            # Every round times each side once, so the VM's drift over minutes falls on all
+            # of them alike; the table gives medians over the rounds, and each ratio is the
+            # median of the per-round ratios.
+            engines = [
+                lambda: time_tessel(args.tessel, library, threads) if library else (None, why),
+                lambda: (time_tessel(args.tessel, tuned_library, threads) if tuned_library
+                         else (None, tuned_why)),
+                lambda: time_ort(case_dir, example, threads, args.warmup, args.runs),
+                lambda: time_torch(name, case_dir, example, threads, args.warmup, args.runs),
             ]
-            notes.update(why for _, why in results if why and why != "no --records")
-            tessel_ms, tuned_ms, ort_ms, torch_ms = (ms for ms, _ in results)
+            rounds = [[engine() for engine in engines] for _ in range(args.rounds)]
+            for results in rounds:
+                notes.update(why for _, why in results if why and why != "no --records")
+            per_round = [[ms for ms, _ in results] for results in rounds]
+            tessel_ms, tuned_ms, ort_ms, torch_ms = (
+                median_or_none([r[e] for r in per_round]) for e in range(len(engines)))
             row = (f"| {name} | {threads} | {fmt(tessel_ms)} | {fmt(ort_ms)} | {fmt(torch_ms)} "
-                   f"| {fmt(ratio(tessel_ms, ort_ms))} | {fmt(ratio(tessel_ms, torch_ms))} |")
+                   f"| {fmt(median_ratio(per_round, 0, 2))} | {fmt(median_ratio(per_round, 0, 3))} |")
             if args.records:
-                row += (f" {fmt(tuned_ms)} | {fmt(ratio(tuned_ms, ort_ms))} "
-                        f"| {fmt(ratio(tessel_ms, tuned_ms))} |")
+                row += (f" {fmt(tuned_ms)} | {fmt(median_ratio(per_round, 1, 2))} "
+                        f"| {fmt(median_ratio(per_round, 0, 1))} |")
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
 
@@ -206,8 +224,9 @@ def main():
         *rows,
         "",
         f"{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
-        f"{os.getloadavg()[0]:.1f} after; ORT and PyTorch: medians of {args.runs} runs "
-        f"after {args.warmup} warm-up.",
+        f"{os.getloadavg()[0]:.1f} after; medians over {args.rounds} rounds, each timing every "
+        f"side once (ratios: medians of the per-round ratios); ORT and PyTorch: medians of "
+        f"{args.runs} runs after {args.warmup} warm-up.",
     ]) + "\n"
     print(table, end="")
     for why in sorted(notes):
