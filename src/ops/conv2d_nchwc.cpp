@@ -97,6 +97,13 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
       name, out_names);
 }
 
+int64_t default_conv_tile_kb(int64_t blocks, bool depthwise) {
+  if (depthwise) return 1;
+  for (int64_t t : {4, 2})
+    if (blocks % t == 0) return t;
+  return 1;
+}
+
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
                                       int64_t in_block, bool depthwise, bool pointwise) {
   TuningSpace space;
@@ -144,16 +151,19 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
     s.compute_inline(out);
   }
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
+  int64_t tile_kb = config.tile_kb > 0
+                        ? config.tile_kb
+                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), depthwise);
   int64_t tile_ow = config.tile_ow > 0
                         ? config.tile_ow
-                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors);
+                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors * tile_kb);
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   // The register tile: tile_kb channel blocks x tile_oh rows x tile_ow columns, inside the
   // loops over tiles (n, channel blocks, rows, column tiles).
   std::string kb_outer = axes[1], oh_outer = axes[2];
   std::vector<std::string> tile_loops;
-  for (auto [loop, factor, outer] : {std::tuple{axes[1], config.tile_kb, &kb_outer},
-                                     std::tuple{axes[2], config.tile_oh, &oh_outer}}) {
+  for (auto [loop, factor, outer] :
+       {std::tuple{axes[1], tile_kb, &kb_outer}, std::tuple{axes[2], config.tile_oh, &oh_outer}}) {
     if (factor <= 1) continue;
     auto [o, i] = s.split(tiled, loop, factor);
     *outer = o;
@@ -192,7 +202,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   order.insert(order.end(), {"n", "kb", "oh", "ow", "kk"});
   s.reorder(acc, order);
   if (!unrolled_ci.empty()) s.unroll(acc, unrolled_ci);
-  if (config.tile_kb > 1) s.unroll(acc, "kb");
+  if (tile_kb > 1) s.unroll(acc, "kb");
   if (config.tile_oh > 1) s.unroll(acc, "oh");
   s.unroll(acc, "ow");
   s.vectorize(acc, "kk");

@@ -36,13 +36,21 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
 
 /// The knobs of the CPU schedule.
 struct Conv2dNchwcConfig {
-  int64_t tile_ow = 0;        ///< output columns per register tile (0: fitted to the row)
-  int64_t tile_kb = 1;        ///< blocks of output channels per register tile
+  int64_t tile_ow = 0;  ///< output columns per register tile (0: fitted to the row)
+  /// Blocks of output channels per register tile (0: fitted, default_conv_tile_kb).
+  int64_t tile_kb = 0;
   int64_t tile_oh = 1;        ///< output rows per register tile
   bool window_outer = false;  ///< reduce over the window outside the input-channel blocks
   bool parallel_rows = true;  ///< rows join (n, blocks) in the parallel loop
   int64_t unroll_ci = 1;      ///< channels of an input block unrolled (1: none)
 };
+
+/// Blocks of output channels per register tile when the knob is not set: the largest of 4
+/// and 2 that divides the `blocks` of the output (1 for a depthwise convolution, whose
+/// blocks share no input). With several blocks, each broadcast input element feeds as many
+/// FMAs: 4 blocks x 6 columns load 10 operands per 24 FMAs where 1 block x 24 columns load
+/// 25, and the load ports, not the FMA units, set the pace.
+int64_t default_conv_tile_kb(int64_t blocks, bool depthwise);
 
 /// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1" or
 /// "conv2d_nchwc_depthwise") for an output [N, K/x, OH, OW, x] whose blocks hold
