@@ -89,12 +89,16 @@ TuningSpace matmul_tuning_space(int64_t rows, int64_t k) {
   TuningSpace space{"matmul", {}};
   space.knobs.push_back(
       {"tile_m", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, std::min(max_rows, rows))});
+  // Blocking K keeps a column panel's accumulators (rows x two vectors) on the stack: only
+  // where they take at most 512 KiB.
   std::vector<int64_t> tile_k = {0};
+  bool blockable = rows * 2 * host_float_lanes() * 4 <= 512 * 1024;
   for (int64_t b : {32, 64, 128, 256, 512})
-    if (b < k) tile_k.push_back(b);
+    if (blockable && b < k) tile_k.push_back(b);
   space.knobs.push_back({"tile_k", tile_k});
   space.knobs.push_back({"unroll_k", values_up_to({1, 2, 4, 8}, k)});
   space.knobs.push_back({"rows_outer", {0, 1}});
+  space.knobs.push_back({"pack_rows", {0, 1}});
   return space;
 }
 
@@ -104,6 +108,7 @@ MatmulConfig matmul_config(const KnobValues& knobs) {
   config.tile_k = knobs.get("tile_k", config.tile_k);
   config.unroll_k = knobs.get("unroll_k", config.unroll_k);
   config.rows_outer = knobs.get("rows_outer", config.rows_outer) != 0;
+  config.pack_rows = knobs.get("pack_rows", config.pack_rows) != 0;
   return config;
 }
 
@@ -111,37 +116,61 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   const te::Tensor& packed = c.op()->inputs.at(1);
   int64_t panel = *ir::as_const_int(packed.shape()[2]);
   te::Tensor acc = s.cache_write(c, "local");
+  if (config.pack_rows) {
+    // The left operand's rows in tiles of tile_m, interleaved: [M/tile_m][K][tile_m], so
+    // that a reduction step reads its tile_m elements from one cache line, not from
+    // tile_m rows a row's length apart (which share cache sets when that length is a
+    // multiple of 4 KiB).
+    te::Tensor left = c.op()->inputs.at(0);
+    te::Tensor packed_rows = s.cache_read(
+        left, "global", {acc}, schedule::Layout{}.split(0, config.tile_m).reorder({0, 2, 1}));
+    std::vector<std::string> loops = s.stage(packed_rows).leaves;
+    if (config.parallel) s.parallel(packed_rows, loops.front());
+    s.unroll(packed_rows, loops.back());
+  }
 
-  // The output: tiles of tile_m x panel, column panels outermost so one packed panel
-  // serves a whole column of tiles.
-  schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel);
-  if (config.rows_outer)
-    s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
-  else
-    s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
-  std::string tile_loop = config.rows_outer ? s.fuse(c, t.x_outer, t.y_outer)
-                                            : s.fuse(c, t.y_outer, t.x_outer);
-  if (config.parallel) s.parallel(c, tile_loop);
-  s.vectorize(c, t.y_inner);
-
-  // The accumulator tile, computed per output tile: k outermost, rows unrolled, columns
-  // vectorized, so the tile stays in vector registers.
-  s.compute_at(acc, c, tile_loop);
-  std::vector<std::string> k_loops = {"k"};
+  // The accumulator's loops, outer to inner: (k blocks, row tiles,) k, rows, columns.
+  std::vector<std::string> order;
+  std::string row_loop = "i";
   if (config.tile_k > 0) {
+    // Cache blocking: a column panel's rows accumulate in a local buffer over blocks of
+    // tile_k steps of K, so that the block of the packed panel (tile_k x panel) stays in L1
+    // while the row tiles sweep over it; the panels run in parallel.
+    auto [panel_loop, column] = s.split(c, "j", panel);
+    s.reorder(c, {panel_loop, "i", column});
+    if (config.parallel) s.parallel(c, panel_loop);
+    s.vectorize(c, column);
+    s.compute_at(acc, c, panel_loop);
     auto [ko, ki] = s.split(acc, "k", config.tile_k);
-    k_loops = {ko, ki};
+    auto [io, ii] = s.split(acc, "i", config.tile_m);
+    order = {ko, io, ki};
+    row_loop = ii;
+  } else {
+    // Tiles of tile_m x panel, each accumulated in registers over the whole K; column
+    // panels outermost (unless rows_outer) so that one packed panel serves a column of tiles.
+    schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel);
+    if (config.rows_outer)
+      s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
+    else
+      s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
+    std::string tile_loop =
+        config.rows_outer ? s.fuse(c, t.x_outer, t.y_outer) : s.fuse(c, t.y_outer, t.x_outer);
+    if (config.parallel) s.parallel(c, tile_loop);
+    s.vectorize(c, t.y_inner);
+    s.compute_at(acc, c, tile_loop);
+    order = {"k"};
   }
+  std::string unrolled_k;
   if (config.unroll_k > 1) {
-    auto [kio, kii] = s.split(acc, k_loops.back(), config.unroll_k);
-    k_loops.back() = kio;
-    k_loops.push_back(kii);
+    auto [kio, kii] = s.split(acc, order.back(), config.unroll_k);
+    order.back() = kio;
+    order.push_back(kii);
+    unrolled_k = kii;
   }
-  std::vector<std::string> order = k_loops;
-  order.insert(order.end(), {"i", "j"});
+  order.insert(order.end(), {row_loop, "j"});
   s.reorder(acc, order);
-  if (config.unroll_k > 1) s.unroll(acc, k_loops.back());
-  s.unroll(acc, "i");
+  if (!unrolled_k.empty()) s.unroll(acc, unrolled_k);
+  s.unroll(acc, row_loop);
   s.vectorize(acc, "j");
 
   // Packing, unless the compiler folded it (a constant right operand): one panel per

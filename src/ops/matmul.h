@@ -22,25 +22,30 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
 
 /// The knobs of the CPU matmul schedule (the tile's width is the panel of matmul()).
 struct MatmulConfig {
-  int64_t tile_m = 4;       ///< rows of the register tile
-  int64_t tile_k = 0;       ///< reduction block (0: the whole K)
+  int64_t tile_m = 4;  ///< rows of the register tile
+  /// Reduction block for the caches (0: none, each register tile runs over the whole K):
+  /// the rows of a column panel accumulate in a buffer, block after block of K.
+  int64_t tile_k = 0;
   int64_t unroll_k = 1;     ///< reduction steps unrolled inside a block (1: none)
   bool rows_outer = false;  ///< row tiles outermost (else column panels outermost)
+  bool pack_rows = false;   ///< copy A's rows into tiles of tile_m interleaved first
   bool parallel = true;     ///< run tiles across threads
 };
 
 /// A register-tile height fitted to the host's vector registers.
 MatmulConfig default_matmul_config();
 
-/// The matmul template: knobs tile_m, tile_k, unroll_k, rows_outer for a product of
-/// `rows` x `k` by `k` x n, sized to the host's vector registers.
+/// The matmul template: knobs tile_m, tile_k, unroll_k, rows_outer, pack_rows for a product
+/// of `rows` x `k` by `k` x n, sized to the host's vector registers.
 TuningSpace matmul_tuning_space(int64_t rows, int64_t k);
 /// default_matmul_config() with the knobs chosen in `knobs`.
 MatmulConfig matmul_config(const KnobValues& knobs);
 
-/// The blocked CPU schedule: each tile_m x panel tile of C accumulated in a local buffer
-/// (registers) over K from one packed panel of B, with the j loop vectorized and the i loop
-/// unrolled; tiles (and the packing, when it runs) in parallel. `c` must come from matmul().
+/// The blocked CPU schedule: each tile_m x panel tile of C accumulated in registers over K
+/// (or over blocks of tile_k steps, the panel's rows in a local buffer) from one packed
+/// panel of B, with the j loop vectorized and the i loop unrolled; A's rows first packed
+/// in tiles with pack_rows; tiles (and the packing, when it runs) in parallel. `c` must
+/// come from matmul().
 void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const MatmulConfig& config);
 
 }  // namespace tessel::ops

@@ -71,24 +71,27 @@ TypedGraph three_convolutions() {
   return t;
 }
 
-/// Sampled points of the task's template build, run and match the default.
-void expect_points_match_default(const Task& task, int samples) {
+/// The given points of the task's template build, run and match the default.
+void expect_match_default(const Task& task, const std::vector<Point>& points) {
   MeasureOptions options;
   options.repeats = 1;
   options.min_repeat_seconds = 0;
   Measurer measurer(task.kernel, options);
-  std::mt19937_64 rng(7);
   std::vector<std::shared_ptr<schedule::Schedule>> candidates;
-  std::vector<Point> points;
-  // The corners (every knob at its first, every knob at its last value), then random points.
-  points.push_back(task.space.point_at(0));
-  points.push_back(task.space.point_at(task.space.size() - 1));
-  for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
   for (const Point& p : points) candidates.push_back(task.schedule_at(p));
   std::vector<MeasureResult> results = measurer.measure(candidates);
   for (size_t i = 0; i < results.size(); ++i)
     EXPECT_TRUE(results[i].ok()) << task.template_name << " at " << task.space.describe(points[i])
                                  << ": " << results[i].error;
+}
+
+/// Sampled points of the task's template build, run and match the default: the corners
+/// (every knob at its first, every knob at its last value), then random points.
+void expect_points_match_default(const Task& task, int samples) {
+  std::mt19937_64 rng(7);
+  std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
+  for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
+  expect_match_default(task, points);
 }
 
 TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
@@ -126,6 +129,27 @@ TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
 TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
   TypedGraph t = testing::two_matmuls();
   expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
+}
+
+TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
+  // A batch of left operands (26 rows in all) and K = 70: no tile divides them, so every
+  // split leaves a remainder.
+  TypedGraph t;
+  graph::Value* a = t.input("a", {2, 13, 70});
+  t.output(t.node("MatMul", {a, t.constant("w", {70, 40}, 1)}, {2, 13, 40}));
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = testing::task_of_template(set, "matmul");
+  std::vector<Point> points;
+  for (uint64_t i = 0; i < task.space.size(); ++i) {
+    Point p = task.space.point_at(i);
+    int64_t tile_m = task.space.value(p, "tile_m"), unroll_k = task.space.value(p, "unroll_k");
+    if ((tile_m == 3 || tile_m == 8) && (unroll_k == 1 || unroll_k == 4) &&
+        task.space.value(p, "rows_outer") == 0)
+      points.push_back(p);
+  }
+  // tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two unroll depths.
+  ASSERT_EQ(points.size(), 24u);
+  expect_match_default(task, points);
 }
 
 }  // namespace
