@@ -28,6 +28,7 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr const char* kColumns =
     "id, task_key, target, task_name, template_name, point, trace, costs, error, features, "
     "timestamp, version";
+constexpr int kColumnCount = 12;  // the columns of kColumns, which read_record reads
 
 std::string prefix(const std::string& path) {
   return "records database '" + path + "': ";
@@ -479,16 +480,35 @@ std::vector<Record> RecordDatabase::records(const std::string& task_key,
 
 std::optional<Record> RecordDatabase::best(const std::string& task_key,
                                            const std::string& target) const {
+  std::vector<RankedPoint> points = best_points(task_key, target, 1);
+  if (points.empty()) return std::nullopt;
+  return points.front().latest;
+}
+
+std::vector<RecordDatabase::RankedPoint> RecordDatabase::best_points(const std::string& task_key,
+                                                                     const std::string& target,
+                                                                     size_t limit) const {
   Statement s(db_, path_,
-              (std::string("SELECT ") + kColumns +
-               " FROM tessel_records WHERE task_key = ?1 AND target = ?2 AND mean_cost IS NOT "
-               "NULL ORDER BY mean_cost, id LIMIT 1")
+              (std::string("WITH points AS (SELECT AVG(mean_cost) AS average_cost, COUNT(*) AS "
+                           "measurements, MAX(id) AS latest_id FROM tessel_records WHERE "
+                           "task_key = ?1 AND target = ?2 AND mean_cost IS NOT NULL GROUP BY "
+                           "point) SELECT ") +
+               kColumns +
+               ", average_cost, measurements FROM points JOIN tessel_records ON id = latest_id "
+               "ORDER BY average_cost, latest_id LIMIT ?3")
                   .c_str(),
-              "cannot read the best record");
+              "cannot read the best records");
   s.bind(1, task_key);
   s.bind(2, target);
-  if (!s.step()) return std::nullopt;
-  return read_record(s, path_);
+  constexpr size_t kMax = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  s.bind(3, static_cast<int64_t>(std::min(limit, kMax)));
+  std::vector<RankedPoint> out;
+  while (s.step()) {
+    Record latest = read_record(s, path_);
+    out.push_back(
+        {std::move(latest), s.real(kColumnCount), static_cast<int>(s.integer(kColumnCount + 1))});
+  }
+  return out;
 }
 
 size_t RecordDatabase::count(const std::string& task_key, const std::string& target) const {

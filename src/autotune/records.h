@@ -62,8 +62,20 @@ class RecordDatabase {
 
   /// The records of one task on one target, oldest first.
   std::vector<Record> records(const std::string& task_key, const std::string& target) const;
-  /// The successful record with the lowest mean cost, if any.
+  /// The best successful record, if any: the latest record of the point (knob values; the
+  /// default schedule is the empty point) whose measurements average the lowest cost.
   std::optional<Record> best(const std::string& task_key, const std::string& target) const;
+  /// A point of a task's template and its successful measurements.
+  struct RankedPoint {
+    Record latest;        ///< its latest successful record
+    double average_cost;  ///< the mean of its records' mean costs
+    int measurements;     ///< its successful records
+  };
+  /// The `limit` points of a task with the lowest average cost, best first. A point measured
+  /// again ranks by all its measurements: the best of many noisy single measurements is a
+  /// lucky one, and measuring the leaders again brings them back to their true rank.
+  std::vector<RankedPoint> best_points(const std::string& task_key, const std::string& target,
+                                       size_t limit) const;
   /// The number of records (failed ones included) of a task on a target.
   size_t count(const std::string& task_key, const std::string& target) const;
   /// Records of other tasks made by template `template_name` on `target` (for transfer

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "autotune/features.h"
@@ -76,10 +77,12 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
   if (options.tuner == "xgb" && options.transfer)
     tuner_options.transfer = transfer_samples(task, db, kLoopFeatures + task.space.knobs().size());
   state.tuner = make_tuner(options.tuner, task.space, tuner_options);
+  // Each point measured counts as one trial (a point measured again to confirm it, once).
   std::vector<Measurement> known;
+  std::set<std::string> seen;
   for (const Record& r : db.records(task.key, task.target)) {
-    state.best = std::min(state.best, r.mean_cost());
     if (r.point_json.empty()) continue;  // a measurement of the default schedule
+    if (!seen.insert(r.point_json).second) continue;
     ++state.result.trials;
     if (!r.ok()) ++state.result.failed;
     try {
@@ -89,6 +92,8 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
     }
   }
   if (!known.empty()) state.tuner->update(known);
+  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
+  if (!best.empty()) state.best = best.front().average_cost;
   state.best_history.push_back(state.best);
   state.done = state.result.trials >= options.trials;
 }
@@ -176,6 +181,35 @@ int run_round(TaskState& state, RecordDatabase& db, const TuneOptions& options,
   return static_cast<int>(points.size());
 }
 
+/// Measures the task's leading points again (TuneOptions::confirm) and records them; the
+/// default schedule among them is measured as itself.
+void confirm_best(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
+  const Task& task = *state.task;
+  for (int pass = 0; pass < 5; ++pass) {
+    std::vector<std::optional<Point>> points;
+    std::vector<std::shared_ptr<schedule::Schedule>> schedules;
+    for (const RecordDatabase::RankedPoint& ranked :
+         db.best_points(task.key, task.target, static_cast<size_t>(options.confirm))) {
+      if (ranked.measurements >= 2) continue;
+      const std::string& point_json = ranked.latest.point_json;
+      if (point_json.empty()) {
+        points.push_back(std::nullopt);
+        schedules.push_back(task.kernel->schedule);
+        continue;
+      }
+      Point point = task.space.from_json(json::parse(point_json).as_object());
+      points.push_back(point);
+      schedules.push_back(task.schedule_at(point));
+    }
+    if (schedules.empty()) break;
+    std::vector<MeasureResult> results = state.measurer->measure(schedules);
+    for (size_t i = 0; i < results.size(); ++i)
+      db.add(make_record(task, points[i], schedules[i].get(), results[i]));
+  }
+  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
+  if (!best.empty()) state.best = best.front().average_cost;
+}
+
 void print_progress(const TaskState& state, const TuneOptions& options, double elapsed,
                     double eta) {
   const Task& task = *state.task;
@@ -230,6 +264,9 @@ std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
     }
   }
   if (options.progress && options.live) *options.progress << "\n";
+  if (options.confirm > 0)
+    for (TaskState& s : states)
+      if (s.measurer) confirm_best(s, db, options);
   std::vector<TaskResult> results;
   for (TaskState& s : states) {
     s.result.best_cost = std::isfinite(s.best) ? s.best : 0.0;

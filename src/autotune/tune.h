@@ -28,6 +28,10 @@ struct TuneOptions {
   int batch = 16;                  ///< candidates per round
   uint64_t seed = 0;
   bool transfer = true;  ///< "xgb" learns from records of tasks of the same template
+  /// At the end of a run, the `confirm` best points of each task measured in it are
+  /// measured again until each has two measurements or more (five passes at most):
+  /// the best record is then the best on average, not the luckiest draw.
+  int confirm = 4;
   MeasureOptions measure;
   /// Receives a progress line per round (with '\r' when `live`) and a summary per task.
   std::ostream* progress = nullptr;

@@ -161,17 +161,24 @@ TEST(Record, MeanCost) {
   EXPECT_TRUE(make_record("k", "t", {1.0}).ok());
 }
 
+/// A record of point {"tile": tile} of task "k".
+Record record_of_point(int tile, std::vector<double> costs, const std::string& error = "") {
+  Record r = make_record("k", "matmul", std::move(costs), error);
+  r.point_json = "{\"tile\":" + std::to_string(tile) + "}";
+  return r;
+}
+
 TEST_F(RecordsTest, BestIgnoresFailedRecordsAndPicksTheLowestMean) {
   RecordDatabase db(file("r.db").string());
   EXPECT_FALSE(db.best("k", kTarget).has_value());
-  db.add(make_record("k", "matmul", {}, "crashed"));
+  db.add(record_of_point(1, {}, "crashed"));
   EXPECT_FALSE(db.best("k", kTarget).has_value());
-  db.add(make_record("k", "matmul", {3.0, 3.0}));
-  db.add(make_record("k", "matmul", {0.5}, "wrong result"));  // cheap but failed
-  db.add(make_record("k", "matmul", {1.0, 3.0}));             // mean 2: the best
-  db.add(make_record("k", "matmul", {2.5}));
+  db.add(record_of_point(2, {3.0, 3.0}));
+  db.add(record_of_point(3, {0.5}, "wrong result"));  // cheap but failed
+  db.add(record_of_point(4, {1.0, 3.0}));             // mean 2: the best
+  db.add(record_of_point(5, {2.5}));
   db.add(make_record("other", "matmul", {0.1}));
-  Record elsewhere = make_record("k", "matmul", {0.2});
+  Record elsewhere = record_of_point(6, {0.2});
   elsewhere.target = "cuda";
   db.add(elsewhere);
   std::optional<Record> best = db.best("k", kTarget);
@@ -180,6 +187,27 @@ TEST_F(RecordsTest, BestIgnoresFailedRecordsAndPicksTheLowestMean) {
   EXPECT_EQ(best->target, kTarget);
   EXPECT_EQ(db.best("k", "cuda")->costs, (std::vector<double>{0.2}));
   EXPECT_EQ(db.count("k", kTarget), 5u);
+}
+
+TEST_F(RecordsTest, APointMeasuredAgainRanksByTheMeanOfItsMeasurements) {
+  RecordDatabase db(file("r.db").string());
+  db.add(record_of_point(1, {1.0}));
+  db.add(record_of_point(2, {0.8}));  // lucky once...
+  db.add(record_of_point(3, {1.2}));
+  db.add(record_of_point(2, {1.4}));            // ...and measured again: 1.1 on average
+  db.add(record_of_point(2, {}, "timed out"));  // failures do not count
+  std::vector<RecordDatabase::RankedPoint> ranked = db.best_points("k", kTarget, 5);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].latest.point_json, R"({"tile":1})");
+  EXPECT_DOUBLE_EQ(ranked[0].average_cost, 1.0);
+  EXPECT_EQ(ranked[0].measurements, 1);
+  EXPECT_EQ(ranked[1].latest.point_json, R"({"tile":2})");
+  EXPECT_DOUBLE_EQ(ranked[1].average_cost, 1.1);
+  EXPECT_EQ(ranked[1].measurements, 2);
+  EXPECT_EQ(ranked[1].latest.costs, (std::vector<double>{1.4}));  // its latest success
+  EXPECT_EQ(ranked[2].latest.point_json, R"({"tile":3})");
+  EXPECT_EQ(db.best_points("k", kTarget, 2).size(), 2u);
+  EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":1})");
 }
 
 TEST_F(RecordsTest, RecordsOfTemplateFiltersAndOrders) {
@@ -428,9 +456,9 @@ TEST_F(RecordsTest, TwoConnectionsSeeEachOthersCommits) {
   const std::string path = file("shared.db").string();
   RecordDatabase first(path);
   RecordDatabase second(path);
-  first.add(make_record("k", "matmul", {1.0}));
+  first.add(record_of_point(1, {1.0}));
   EXPECT_EQ(second.count("k", kTarget), 1u);
-  second.add_all({make_record("k", "matmul", {0.5}), make_record("k", "matmul", {2.0})});
+  second.add_all({record_of_point(2, {0.5}), record_of_point(3, {2.0})});
   EXPECT_EQ(first.count("k", kTarget), 3u);
   ASSERT_TRUE(first.best("k", kTarget).has_value());
   EXPECT_EQ(first.best("k", kTarget)->costs, std::vector<double>{0.5});
