@@ -184,7 +184,7 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   }
   auto start = Clock::now();
   default_kernel_ =
-      std::make_unique<driver::Kernel>(driver::build(*k.schedule, k.args, "reference"));
+      std::make_unique<driver::Kernel>(driver::build(*k.schedule, k.args, "reference", build_options()));
   default_build_seconds_ = seconds_since(start);
   std::vector<void*> pointers;
   for (runtime::NDArray& array : args_) pointers.push_back(array.data());
@@ -283,7 +283,7 @@ std::vector<MeasureResult> Measurer::measure(
             kernel_->args.begin() + static_cast<std::ptrdiff_t>(kernel_->num_inputs));
         for (const te::Tensor& out : candidates[i]->outputs()) args.push_back(out);
         built[i] =
-            std::make_unique<driver::Kernel>(driver::build(*candidates[i], args, "candidate"));
+            std::make_unique<driver::Kernel>(driver::build(*candidates[i], args, "candidate", build_options()));
       } catch (const std::exception& e) {
         results[i].error = std::string("build failed: ") + e.what();
       }
@@ -310,6 +310,12 @@ std::vector<MeasureResult> Measurer::measure(
 }
 
 Measurer::~Measurer() = default;
+
+driver::BuildOptions Measurer::build_options() const {
+  driver::BuildOptions build;
+  build.target = options_.target;
+  return build;
+}
 
 MeasureResult Measurer::measure_default() const {
   return default_result_;

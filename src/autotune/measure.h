@@ -21,7 +21,9 @@
 namespace tessel::autotune {
 
 struct MeasureOptions {
-  int threads = 0;                   ///< threads the kernels run with (0: the runtime's default)
+  int threads = 0;  ///< threads the kernels run with (0: the runtime's default)
+  /// The build target (empty: the host); it must run on this machine.
+  std::string target;
   int repeats = 3;                   ///< timed repeats per candidate
   double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long and
                                      ///< gives its fastest run
@@ -81,6 +83,8 @@ class Measurer {
   const MeasureOptions& options() const { return options_; }
 
  private:
+  /// How candidates and the default are built (for options().target).
+  driver::BuildOptions build_options() const;
   /// The index run_in_worker is given for the default schedule (no injected faults).
   static constexpr size_t kDefaultIndex = static_cast<size_t>(-1);
   MeasureResult run_in_worker(const std::function<void(const std::vector<void*>&)>& run,

@@ -86,7 +86,7 @@ std::string target_key(const std::string& target, int threads) {
   const codegen::Target parsed =
       target.empty() ? codegen::Target::host() : codegen::Target::parse(target);
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return "llvm -mcpu=" + parsed.cpu + " -lanes=" + std::to_string(ops::host_float_lanes()) +
+  return "llvm -mcpu=" + parsed.cpu + " -lanes=" + std::to_string(parsed.float_lanes()) +
          " -threads=" + std::to_string(threads);
 }
 

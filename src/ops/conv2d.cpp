@@ -58,7 +58,7 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
   te::Tensor padded = pad_spatial(data, p.pad, name);
 
-  int64_t block = p.weight_block > 0 ? p.weight_block : 2 * host_float_lanes();
+  int64_t block = p.weight_block > 0 ? p.weight_block : 2 * target_float_lanes();
   int64_t blocks = (k + block - 1) / block;
   te::Tensor packed = te::compute(
       {blocks, c, r, s, block},
@@ -92,7 +92,7 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
 
 int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column) {
-  int64_t accumulators = host_float_lanes() >= 16 ? 24 : 10;
+  int64_t accumulators = target_float_lanes() >= 16 ? 24 : 10;
   int64_t widest = std::max<int64_t>(1, accumulators / std::max<int64_t>(1, vectors_per_column));
   int64_t best = widest, best_padded = (ow + widest - 1) / widest * widest;
   for (int64_t t = widest - 1; t >= widest / 2 + 1; --t) {
@@ -131,7 +131,7 @@ void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
   auto [ko, ki] = s.split(tiled, axes[1], block);
   int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
                                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
-                                                             block / host_float_lanes());
+                                                             block / target_float_lanes());
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   s.reorder(tiled, {axes[0], ko, axes[2], owo, ki, owi});
   std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], ko), axes[2]);

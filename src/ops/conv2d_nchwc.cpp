@@ -111,7 +111,7 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
                         : pointwise ? "conv2d_nchwc_1x1"
                                     : "conv2d_nchwc";
   // Accumulator vectors that leave registers for the operands (32 with AVX-512, 16 AVX2).
-  int64_t budget = host_float_lanes() >= 16 ? 28 : 13;
+  int64_t budget = target_float_lanes() >= 16 ? 28 : 13;
   int64_t widest = std::max<int64_t>(1, budget / vectors);
   std::vector<int64_t> tile_ow;
   for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
@@ -141,7 +141,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   const te::Tensor& packed = out.op()->inputs.at(1);
   bool depthwise = packed.ndim() == 4;
   int64_t block = *ir::as_const_int(out.shape()[4]);
-  int64_t vectors = std::max<int64_t>(1, block / host_float_lanes());
+  int64_t vectors = std::max<int64_t>(1, block / target_float_lanes());
   te::Tensor acc = s.cache_write(out, "local");
   // With an epilogue, each tile goes from the registers through the epilogue to memory.
   // (Inlining rebuilds the epilogue's operation: it is named by its stage from here on.)

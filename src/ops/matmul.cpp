@@ -17,7 +17,7 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
   const int64_t* n_extent = ir::as_const_int(b.shape()[1]);
   if (!n_extent) TESSEL_USER_ERROR("matmul '", name, "': the columns of '", b.name(), "' must be a constant");
   int64_t n = *n_extent;
-  if (panel <= 0) panel = 2 * host_float_lanes();
+  if (panel <= 0) panel = 2 * target_float_lanes();
   int64_t panels = (n + panel - 1) / panel;
   const ir::Expr& k_extent = b.shape()[0];
   te::Tensor packed = te::compute(
@@ -79,20 +79,20 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
 MatmulConfig default_matmul_config() {
   MatmulConfig config;
   // 8 rows of two vectors fill half of AVX-512's 32 registers, 6 rows 12 of AVX2's 16.
-  config.tile_m = host_float_lanes() >= 16 ? 8 : 6;
+  config.tile_m = target_float_lanes() >= 16 ? 8 : 6;
   return config;
 }
 
 TuningSpace matmul_tuning_space(int64_t rows, int64_t k) {
   // Accumulators of tile_m rows x two vectors, plus the two vectors of B, fit the registers.
-  int64_t max_rows = host_float_lanes() >= 16 ? 14 : 6;
+  int64_t max_rows = target_float_lanes() >= 16 ? 14 : 6;
   TuningSpace space{"matmul", {}};
   space.knobs.push_back(
       {"tile_m", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, std::min(max_rows, rows))});
   // Blocking K keeps a column panel's accumulators (rows x two vectors) on the stack: only
   // where they take at most 512 KiB.
   std::vector<int64_t> tile_k = {0};
-  bool blockable = rows * 2 * host_float_lanes() * 4 <= 512 * 1024;
+  bool blockable = rows * 2 * target_float_lanes() * 4 <= 512 * 1024;
   for (int64_t b : {32, 64, 128, 256, 512})
     if (blockable && b < k) tile_k.push_back(b);
   space.knobs.push_back({"tile_k", tile_k});

@@ -92,7 +92,7 @@ void schedule_generic(schedule::Schedule& s, const std::vector<te::Tensor>& outp
     if (spatial.empty()) continue;
     bool has_reduction = spatial.size() < stage.roots.size();
     std::vector<int64_t> shape = static_shape(out);
-    int lanes = host_float_lanes();
+    int lanes = target_float_lanes();
     if (!has_reduction && out.dtype() == ir::DataType::Float(32) && shape.back() >= lanes) {
       auto [outer, inner] = s.split(out, spatial.back(), lanes);
       s.vectorize(out, inner);

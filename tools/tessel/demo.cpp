@@ -139,7 +139,7 @@ int run_demo(const std::vector<std::string>& args) {
     te::Tensor x = te::placeholder({rows, cols}, f32, "X");
     te::Tensor y = ops::softmax(x, "softmax");
     schedule::Schedule s({y});
-    ops::schedule_softmax_cpu(s, y, ops::host_float_lanes());
+    ops::schedule_softmax_cpu(s, y, ops::target_float_lanes());
     std::vector<ops::reference::Floats> bufs = {ops::reference::random_values(rows * cols, 5),
                                             ops::reference::Floats(rows * cols)};
     auto expected = ops::reference::softmax(bufs[0], rows, cols);

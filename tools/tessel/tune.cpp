@@ -9,12 +9,15 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "autotune/records.h"
 #include "autotune/task.h"
+#include "codegen/llvm/target.h"
 #include "commands.h"
 #include "frontend/onnx_importer.h"
 #include "model_source.h"
+#include "ops/cpu_features.h"
 #include "support/error.h"
 
 namespace tessel::cli {
@@ -132,6 +135,11 @@ int run_tune(const std::vector<std::string>& args) {
 
   graph::Graph graph = frontend::import_onnx_file(input);
   compiler::CompileOptions compile = flags.options;
+  // The templates size their tiles by the target's vector width, also when they schedule
+  // candidates, after the compiler is done.
+  std::optional<ops::FloatLanesScope> lanes;
+  if (!compile.build.target.empty())
+    lanes.emplace(codegen::Target::parse(compile.build.target).float_lanes());
   autotune::TaskSet tasks = autotune::extract_tasks(
       compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile);
   if (list) {
@@ -139,6 +147,7 @@ int run_tune(const std::vector<std::string>& args) {
     return 0;
   }
   options.measure.threads = flags.options.num_threads;
+  options.measure.target = compile.build.target;
   options.progress = &std::cerr;
   options.live = ::isatty(STDERR_FILENO);
   size_t tunable = 0;

@@ -96,4 +96,15 @@ bool Target::runs_on_host() const {
   return llvm::Triple(triple).getArch() == llvm::Triple(llvm::sys::getProcessTriple()).getArch();
 }
 
+int Target::float_lanes() const {
+  if (llvm::Triple(triple).getArch() != llvm::Triple::x86_64) return 4;
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) TESSEL_USER_ERROR("target '", to_string(), "': unknown triple: ", error);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, features));
+  if (sti->checkFeatures("+avx512f")) return 16;
+  if (sti->checkFeatures("+avx2")) return 8;
+  return 4;
+}
+
 }  // namespace tessel::codegen

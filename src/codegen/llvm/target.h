@@ -31,6 +31,9 @@ struct Target {
   /// Whether code for this target runs in this process (same architecture as the host):
   /// required for the JIT and for linking shared libraries.
   bool runs_on_host() const;
+  /// float32 lanes of the target's widest vector unit, from its CPU and feature switches:
+  /// x86-64 16 with AVX-512F, 8 with AVX2, else 4; other architectures 4.
+  int float_lanes() const;
 };
 
 }  // namespace tessel::codegen

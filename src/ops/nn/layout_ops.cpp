@@ -180,7 +180,7 @@ OpDef nchwc_conv_def() {
   def.tuning_space = [](const OpContext& ctx) {
     NchwcConv conv = nchwc_conv(ctx);
     std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
-    int64_t vectors = std::max<int64_t>(1, conv.params.block / host_float_lanes());
+    int64_t vectors = std::max<int64_t>(1, conv.params.block / target_float_lanes());
     return conv2d_nchwc_tuning_space(conv.output, vectors, x.size() == 5 ? x[4] : 1,
                                      conv.params.depthwise, w[2] == 1 && w[3] == 1);
   };

@@ -83,7 +83,7 @@ bool has_stage(const schedule::Schedule& s, const std::string& name) {
 
 TuningSpace contraction_tuning_space(const std::string& template_name,
                                      const std::vector<int64_t>& output_shape) {
-  int64_t lanes = host_float_lanes();
+  int64_t lanes = target_float_lanes();
   if (output_shape.empty() || output_shape.back() < lanes) return {};
   TuningSpace space{template_name, {}};
   int64_t rows = output_shape.size() >= 2 ? output_shape[output_shape.size() - 2] : 1;
@@ -111,7 +111,7 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
   for (const ir::IterVar& iv : op.reduce_axis) work *= const_extent(iv.extent);
   std::vector<std::string> roots = stage.roots;
   const auto* reduce = op.bodies[0].as<ir::ReduceNode>();
-  int lanes = host_float_lanes();
+  int lanes = target_float_lanes();
   bool unconditional = reduce && (!reduce->condition.defined() || ir::is_one(reduce->condition));
   bool vectorize = unconditional && tensor.dtype() == ir::DataType::Float(32) && innermost >= lanes;
   std::string outer = roots[0];

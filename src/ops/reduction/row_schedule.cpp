@@ -16,7 +16,7 @@ void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_
                    int64_t vector_factor) {
   te::Operation op = s.stage(stage).op;
   te::Tensor t = op->output(0);
-  int64_t lanes = host_float_lanes();
+  int64_t lanes = target_float_lanes();
   std::vector<int64_t> shape = static_shape(t);
   if (op->has_reduction() || op->num_outputs() != 1 || t.dtype() != ir::DataType::Float(32) ||
       static_cast<int64_t>(shape.size()) <= row_axes || shape.back() < lanes)
@@ -34,7 +34,7 @@ TuningSpace rows_tuning_space(const std::string& template_name, const std::vecto
     (static_cast<int64_t>(d) < row_axes ? rows : row_length) *= shape[d];
   if (row_axes == 0 || rows <= 1) return {};
   TuningSpace space{template_name, {}};
-  space.knobs.push_back({"vector_factor", values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / host_float_lanes()))});
+  space.knobs.push_back({"vector_factor", values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / target_float_lanes()))});
   space.knobs.push_back({"row_block", values_up_to({1, 2, 4, 8, 16}, rows)});
   return space;
 }

@@ -39,8 +39,9 @@ TEST(Measure, TimesEveryRepeatOfAGoodCandidate) {
 
 TEST(Measure, RelativeTimingCancelsTheMachinesDrift) {
   // The machine slows down 1x, 3x, 5x from one repeat to the next; the candidate always
-  // takes twice the baseline's time. Timed relative to the baseline (1 ms alone), each
-  // repeat reports about 2 ms; timed alone, the costs follow the drift.
+  // takes twice the baseline's time. Timed relative to the baseline (10 ms alone), each
+  // repeat reports about 20 ms; timed alone, the costs follow the drift. (Sleeps of tens
+  // of milliseconds, so that a loaded machine's late wake-ups stay small beside them.)
   MeasureOptions options;
   options.repeats = 3;
   options.min_repeat_seconds = 0;
@@ -48,18 +49,18 @@ TEST(Measure, RelativeTimingCancelsTheMachinesDrift) {
   auto sleep_ms = [&](double ms) {
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms * slowdown));
   };
-  auto candidate = [&] { sleep_ms(2); };
+  auto candidate = [&] { sleep_ms(20); };
   auto baseline = [&] {
-    sleep_ms(1);
+    sleep_ms(10);
     slowdown += 2;  // the drift, between one repeat and the next
   };
-  std::vector<double> relative = time_repeats(candidate, 0.002, baseline, 0.001, options);
+  std::vector<double> relative = time_repeats(candidate, 0.02, baseline, 0.01, options);
   ASSERT_EQ(relative.size(), 3u);
-  for (double c : relative) EXPECT_NEAR(c, 0.002, 0.0006);
+  for (double c : relative) EXPECT_NEAR(c, 0.02, 0.007);
 
   slowdown = 1;
   std::vector<double> alone =
-      time_repeats([&] { candidate(), slowdown += 2; }, 0.002, {}, 0, options);
+      time_repeats([&] { candidate(), slowdown += 2; }, 0.02, {}, 0, options);
   ASSERT_EQ(alone.size(), 3u);
   EXPECT_GT(alone[2], 3 * alone[0]);
 }

@@ -7,6 +7,8 @@
 #include "autotune/features.h"
 #include "autotune/measure.h"
 #include "autotune_test_util.h"
+#include "codegen/llvm/target.h"
+#include "ops/cpu_features.h"
 
 namespace tessel::autotune {
 namespace {
@@ -41,6 +43,8 @@ TEST(Tasks, KeysDependOnTheTarget) {
   EXPECT_EQ(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=16"));
   EXPECT_NE(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=8"));
   EXPECT_NE(target_key().find("-lanes="), std::string::npos);
+  EXPECT_NE(target_key("llvm -mcpu=haswell", 1).find(" -lanes=8 "), std::string::npos);
+  EXPECT_NE(target_key("llvm -mcpu=skylake-avx512", 1).find(" -lanes=16 "), std::string::npos);
 }
 
 TEST(Tasks, FeaturesHaveOneLengthPerTemplate) {
@@ -72,8 +76,10 @@ TypedGraph three_convolutions() {
 }
 
 /// The given points of the task's template build, run and match the default.
-void expect_match_default(const Task& task, const std::vector<Point>& points) {
+void expect_match_default(const Task& task, const std::vector<Point>& points,
+                          const std::string& target = "") {
   MeasureOptions options;
+  options.target = target;
   options.repeats = 1;
   options.min_repeat_seconds = 0;
   Measurer measurer(task.kernel, options);
@@ -87,11 +93,11 @@ void expect_match_default(const Task& task, const std::vector<Point>& points) {
 
 /// Sampled points of the task's template build, run and match the default: the corners
 /// (every knob at its first, every knob at its last value), then random points.
-void expect_points_match_default(const Task& task, int samples) {
+void expect_points_match_default(const Task& task, int samples, const std::string& target = "") {
   std::mt19937_64 rng(7);
   std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
   for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
-  expect_match_default(task, points);
+  expect_match_default(task, points, target);
 }
 
 TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
@@ -150,6 +156,25 @@ TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
   // tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two unroll depths.
   ASSERT_EQ(points.size(), 24u);
   expect_match_default(task, points);
+}
+
+TEST(Tasks, TemplatesForAnAvx2TargetAreSizedByItAndMatchTheDefault) {
+  // What a host without AVX-512 tunes, on any host with AVX2: the task set and the
+  // candidates made while the target's lanes hold, built for that target.
+  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
+  ops::FloatLanesScope lanes(8);
+  TypedGraph t = three_convolutions();
+  graph::Value* rows = t.input("rows", {40, 24});
+  t.output(t.node("MatMul", {rows, t.constant("m", {24, 40}, 9)}, {40, 40}));
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& matmul = testing::task_of_template(set, "matmul");
+  EXPECT_EQ(matmul.space.knobs().front().name, "tile_m");
+  EXPECT_EQ(matmul.space.knobs().front().values.back(), 6);  // 6 rows x 2 ymm registers
+  const Task& conv = testing::task_of_template(set, "conv2d_nchwc");
+  EXPECT_EQ(conv.space.knobs().front().name, "tile_ow");
+  EXPECT_EQ(conv.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
+  for (const Task& task : set.tasks)
+    if (task.tunable()) expect_points_match_default(task, 3, "llvm -mcpu=haswell");
 }
 
 }  // namespace

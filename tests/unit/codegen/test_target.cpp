@@ -51,6 +51,19 @@ TEST(Target, ParsesDescriptions) {
   EXPECT_EQ(Target::parse(cross.to_string()).triple, cross.triple);
 }
 
+TEST(Target, FloatLanesComeFromTheCpuAndItsFeatureSwitches) {
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").float_lanes(), 16);
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").float_lanes(), 8);
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64").float_lanes(), 4);
+  EXPECT_EQ(
+      Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512 -mattr=-avx512f")
+          .float_lanes(),
+      8);
+  EXPECT_EQ(Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=generic").float_lanes(), 4);
+  int host = Target::host().float_lanes();
+  EXPECT_TRUE(host == 4 || host == 8 || host == 16) << host;
+}
+
 TEST(Target, RejectsBadDescriptions) {
   auto message_of = [](const std::string& text) -> std::string {
     try {

@@ -1,0 +1,106 @@
+// Compiling for a target with narrower vectors than the host (AVX2 on an AVX-512 host):
+// the schedules size their tiles by the target's lanes, the code uses only its registers,
+// and the model still computes what its nodes compute one by one.
+#include <gtest/gtest.h>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "codegen/llvm/target.h"
+#include "compiler/compile_model.h"
+#include "compiler_test_util.h"
+#include "ir/functor.h"
+#include "ops/cpu_features.h"
+
+namespace tessel::compiler {
+namespace {
+
+using testing::TypedGraph;
+
+constexpr const char* kAvx2 = "llvm -mcpu=haswell";
+
+/// A blocked convolution with its epilogue, a product, a softmax and a layer norm.
+TypedGraph mixed_model() {
+  TypedGraph t;
+  graph::Value* image = t.input("image", {1, 16, 12, 12});
+  graph::Value* conv = t.node("Conv", {image, t.constant("w", {32, 16, 3, 3}, 1)}, {1, 32, 12, 12},
+                              {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}});
+  t.output(t.node("Relu", {conv}, {1, 32, 12, 12}));
+  graph::Value* x = t.input("x", {20, 40});
+  graph::Value* product = t.node("MatMul", {x, t.constant("m", {40, 56}, 2)}, {20, 56});
+  t.output(t.node("Softmax", {product}, {20, 56}, {{"axis", graph::Attribute::of_int(-1)}}));
+  t.output(t.node("LayerNormalization",
+                  {product, t.constant("gamma", {56}, 3), t.constant("beta", {56}, 4)}, {20, 56},
+                  {{"axis", graph::Attribute::of_int(-1)}}));
+  return t;
+}
+
+/// The most lanes of any vector expression in the kernels' loop IR.
+int widest_vector(const std::vector<ir::PrimFunc>& kernels) {
+  struct Widest : ir::IRVisitor {
+    int lanes = 1;
+    void visit_Ramp(const ir::RampNode* op) override {
+      lanes = std::max(lanes, static_cast<int>(op->lanes));
+      visit_children(op);
+    }
+    void visit_Broadcast(const ir::BroadcastNode* op) override {
+      lanes = std::max(lanes, static_cast<int>(op->lanes));
+      visit_children(op);
+    }
+  } widest;
+  for (const ir::PrimFunc& f : kernels) widest.visit(f.body);
+  return widest.lanes;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(TargetLanes, AnAvx2TargetGetsItsOwnTilesAndComputesTheModel) {
+  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
+  TypedGraph t = mixed_model();
+  runtime::NDArray image = testing::random_array({1, 16, 12, 12}, 5);
+  runtime::NDArray x = testing::random_array({20, 40}, 6);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&image, &x});
+
+  CompileOptions options;
+  options.build.target = kAvx2;
+  int host_lanes = ops::target_float_lanes();
+  std::vector<graph::TensorType> types;
+  for (const graph::Value* input : t.graph.inputs()) types.push_back(input->type);
+  CompiledModel compiled = compile_model(t.graph, types, {}, options);
+  EXPECT_EQ(ops::target_float_lanes(), host_lanes);  // the target's lanes held while compiling
+
+  // The widest vectors (the product's column panels) span two of the target's registers,
+  // 16 floats, where the host's may span 32.
+  EXPECT_EQ(widest_vector(compiled.kernels), 2 * 8);
+  CompileOptions host = options;
+  host.build.target.clear();
+  EXPECT_EQ(widest_vector(compile_model(t.graph, types, {}, host).kernels), 2 * host_lanes);
+  // Vectors of 8 floats (ymm); none of 16 (zmm), which the target does not have.
+  std::string assembly = codegen::emit_assembly(compiled.kernels, codegen::Target::parse(kAvx2));
+  EXPECT_GT(count(assembly, "%ymm"), 0);
+  EXPECT_EQ(count(assembly, "%zmm"), 0);
+
+  runtime::Model model = jit_model(std::move(compiled), options.build);
+  std::vector<runtime::NDArray> actual = model.run({&image, &x});
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < actual.size(); ++o) testing::expect_close(actual[o], expected[o]);
+}
+
+TEST(TargetLanes, ScopesNestAndRestore) {
+  int host = ops::target_float_lanes();
+  {
+    ops::FloatLanesScope avx2(8);
+    EXPECT_EQ(ops::target_float_lanes(), 8);
+    {
+      ops::FloatLanesScope sse(4);
+      EXPECT_EQ(ops::target_float_lanes(), 4);
+    }
+    EXPECT_EQ(ops::target_float_lanes(), 8);
+  }
+  EXPECT_EQ(ops::target_float_lanes(), host);
+}
+
+}  // namespace
+}  // namespace tessel::compiler
