@@ -197,9 +197,13 @@ void confirm_best(TaskState& state, RecordDatabase& db, const TuneOptions& optio
         schedules.push_back(task.kernel->schedule);
         continue;
       }
-      Point point = task.space.from_json(json::parse(point_json).as_object());
-      points.push_back(point);
-      schedules.push_back(task.schedule_at(point));
+      try {
+        Point point = task.space.from_json(json::parse(point_json).as_object());
+        schedules.push_back(task.schedule_at(point));
+        points.push_back(point);
+      } catch (const CompileError&) {
+        // A point of another version of the template: it keeps its one measurement.
+      }
     }
     if (schedules.empty()) break;
     std::vector<MeasureResult> results = state.measurer->measure(schedules);

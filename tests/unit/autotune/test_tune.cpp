@@ -136,6 +136,27 @@ TEST(Tune, AStaleRecordKeepsTheDefaultSchedule) {
   EXPECT_NE((*applied)[0].note.find("does not replay"), std::string::npos) << (*applied)[0].note;
 }
 
+TEST(Tune, ARecordOfAnotherTemplateVersionIsNotMeasuredAgain) {
+  compiler::testing::TypedGraph t = testing::two_matmuls();
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = set.tasks[0];
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  Record old_version;
+  old_version.task_key = task.key;
+  old_version.target = task.target;
+  old_version.task_name = task.name;
+  old_version.point_json = R"({"a_knob_no_longer_there":1})";
+  old_version.costs = {1e-9};  // the best by far, so a leader to confirm
+  db.add(old_version);
+  std::vector<TaskResult> results = tune_tasks(set, db, quick("random", 4, 4));
+  EXPECT_EQ(results[0].trials, 4);  // it counts as one of the four trials
+  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].latest.point_json, old_version.point_json);
+  EXPECT_EQ(best[0].measurements, 1);
+}
+
 TEST(Tune, KillNineLosesNoCommittedRecordAndTheRunResumes) {
   compiler::testing::TypedGraph t = testing::two_matmuls();
   TaskSet set = testing::tasks_of(t.graph);
