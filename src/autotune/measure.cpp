@@ -183,8 +183,8 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
     args_.push_back(std::move(array));
   }
   auto start = Clock::now();
-  default_kernel_ =
-      std::make_unique<driver::Kernel>(driver::build(*k.schedule, k.args, "reference", build_options()));
+  default_kernel_ = std::make_unique<driver::Kernel>(
+      driver::build(*k.schedule, k.args, "reference", build_options()));
   default_build_seconds_ = seconds_since(start);
   std::vector<void*> pointers;
   for (runtime::NDArray& array : args_) pointers.push_back(array.data());
@@ -282,8 +282,8 @@ std::vector<MeasureResult> Measurer::measure(
             kernel_->args.begin(),
             kernel_->args.begin() + static_cast<std::ptrdiff_t>(kernel_->num_inputs));
         for (const te::Tensor& out : candidates[i]->outputs()) args.push_back(out);
-        built[i] =
-            std::make_unique<driver::Kernel>(driver::build(*candidates[i], args, "candidate", build_options()));
+        built[i] = std::make_unique<driver::Kernel>(
+            driver::build(*candidates[i], args, "candidate", build_options()));
       } catch (const std::exception& e) {
         results[i].error = std::string("build failed: ") + e.what();
       }

@@ -48,6 +48,12 @@ struct TaskState {
   TaskResult result;
 };
 
+/// The average cost of the task's best point in the records (+infinity when none).
+double best_average_cost(const Task& task, const RecordDatabase& db) {
+  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
+  return best.empty() ? kInfinity : best.front().average_cost;
+}
+
 /// Samples of other tasks of the same template, their costs relative to each task's best.
 std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db,
                                              size_t features) {
@@ -92,8 +98,7 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
     }
   }
   if (!known.empty()) state.tuner->update(known);
-  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
-  if (!best.empty()) state.best = best.front().average_cost;
+  state.best = best_average_cost(task, db);
   state.best_history.push_back(state.best);
   state.done = state.result.trials >= options.trials;
 }
@@ -210,8 +215,7 @@ void confirm_best(TaskState& state, RecordDatabase& db, const TuneOptions& optio
     for (size_t i = 0; i < results.size(); ++i)
       db.add(make_record(task, points[i], schedules[i].get(), results[i]));
   }
-  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
-  if (!best.empty()) state.best = best.front().average_cost;
+  state.best = best_average_cost(task, db);
 }
 
 void print_progress(const TaskState& state, const TuneOptions& options, double elapsed,

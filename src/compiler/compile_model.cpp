@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -13,7 +12,6 @@
 #include "compiler/group_kernel.h"
 #include "compiler/memory_plan.h"
 #include "driver/export_model.h"
-#include "ops/cpu_features.h"
 #include "passes/specialize_inputs.h"
 #include "schedule/replay.h"
 #include "support/error.h"
@@ -147,19 +145,6 @@ void place_activations(runtime::ModelPlan& plan, const std::vector<int>& in_plac
   stats.in_place = memory.in_place;
 }
 
-/// Sizes the schedules by the compile target's vector width while it lives (the host's
-/// when no target is given).
-class TargetLanes {
- public:
-  explicit TargetLanes(const CompileOptions& options) {
-    if (!options.build.target.empty())
-      scope_.emplace(codegen::Target::parse(options.build.target).float_lanes());
-  }
-
- private:
-  std::optional<ops::FloatLanesScope> scope_;
-};
-
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
       .count();
@@ -167,8 +152,14 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 
 }  // namespace
 
+TargetLanesScope::TargetLanesScope(const std::string& target) {
+  if (!target.empty()) scope_.emplace(codegen::Target::parse(target).float_lanes());
+}
+
+TargetLanesScope::~TargetLanesScope() = default;
+
 CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options) {
-  TargetLanes lanes(options);
+  TargetLanesScope lanes(options.build.target);
   CompiledModel model;
   runtime::ModelPlan& plan = model.plan;
   plan.name = graph.name;
@@ -225,7 +216,7 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
 std::shared_ptr<const graph::Graph> optimize_graph(
     const graph::Graph& graph, const std::vector<graph::TensorType>& input_types,
     const std::vector<const runtime::NDArray*>& input_values, const CompileOptions& options) {
-  TargetLanes lanes(options);
+  TargetLanesScope lanes(options.build.target);
   auto start = std::chrono::steady_clock::now();
   graph::Graph specialised = passes::specialize_inputs(graph, input_types, input_values);
   auto optimised = std::make_shared<const graph::Graph>(

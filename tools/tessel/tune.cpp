@@ -9,15 +9,12 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <optional>
 
 #include "autotune/records.h"
 #include "autotune/task.h"
-#include "codegen/llvm/target.h"
 #include "commands.h"
 #include "frontend/onnx_importer.h"
 #include "model_source.h"
-#include "ops/cpu_features.h"
 #include "support/error.h"
 
 namespace tessel::cli {
@@ -137,9 +134,7 @@ int run_tune(const std::vector<std::string>& args) {
   compiler::CompileOptions compile = flags.options;
   // The templates size their tiles by the target's vector width, also when they schedule
   // candidates, after the compiler is done.
-  std::optional<ops::FloatLanesScope> lanes;
-  if (!compile.build.target.empty())
-    lanes.emplace(codegen::Target::parse(compile.build.target).float_lanes());
+  compiler::TargetLanesScope lanes(compile.build.target);
   autotune::TaskSet tasks = autotune::extract_tasks(
       compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile);
   if (list) {

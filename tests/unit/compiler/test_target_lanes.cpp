@@ -3,6 +3,8 @@
 // and the model still computes what its nodes compute one by one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/target.h"
 #include "compiler/compile_model.h"
