@@ -78,21 +78,29 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
 
 MatmulConfig default_matmul_config() {
   MatmulConfig config;
-  // 8 rows of two vectors fill half of AVX-512's 32 registers, 6 rows 12 of AVX2's 16.
-  config.tile_m = target_float_lanes() >= 16 ? 8 : 6;
+  // 6 rows of two panels (four vectors) take 24 of AVX-512's 32 registers; with AVX2, 6
+  // rows of one panel 12 of its 16 (two panels would leave room for 2 rows only).
+  config.tile_m = 6;
+  config.tile_n = target_float_lanes() >= 16 ? 2 : 1;
   return config;
 }
 
-TuningSpace matmul_tuning_space(int64_t rows, int64_t k) {
+TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k) {
   // Accumulators of tile_m rows x two vectors, plus the two vectors of B, fit the registers.
   int64_t max_rows = target_float_lanes() >= 16 ? 14 : 6;
   TuningSpace space{"matmul", {}};
   space.knobs.push_back(
       {"tile_m", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, std::min(max_rows, rows))});
-  // Blocking K keeps a column panel's accumulators (rows x two vectors) on the stack: only
+  // Two panels side by side: four vectors per row, for tiles of at most half the rows
+  // (taller ones spill, and measure so).
+  int64_t panel = 2 * target_float_lanes();
+  std::vector<int64_t> tile_n = {1};
+  if (columns > panel) tile_n.push_back(2);
+  space.knobs.push_back({"tile_n", tile_n});
+  // Blocking K keeps a tile column's accumulators (rows x its vectors) on the stack: only
   // where they take at most 512 KiB.
   std::vector<int64_t> tile_k = {0};
-  bool blockable = rows * 2 * target_float_lanes() * 4 <= 512 * 1024;
+  bool blockable = rows * panel * tile_n.back() * 4 <= 512 * 1024;
   for (int64_t b : {32, 64, 128, 256, 512})
     if (blockable && b < k) tile_k.push_back(b);
   space.knobs.push_back({"tile_k", tile_k});
@@ -105,6 +113,7 @@ TuningSpace matmul_tuning_space(int64_t rows, int64_t k) {
 MatmulConfig matmul_config(const KnobValues& knobs) {
   MatmulConfig config = default_matmul_config();
   config.tile_m = knobs.get("tile_m", config.tile_m);
+  config.tile_n = knobs.get("tile_n", config.tile_n);
   config.tile_k = knobs.get("tile_k", config.tile_k);
   config.unroll_k = knobs.get("unroll_k", config.unroll_k);
   config.rows_outer = knobs.get("rows_outer", config.rows_outer) != 0;
@@ -115,7 +124,20 @@ MatmulConfig matmul_config(const KnobValues& knobs) {
 void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const MatmulConfig& config) {
   const te::Tensor& packed = c.op()->inputs.at(1);
   int64_t panel = *ir::as_const_int(packed.shape()[2]);
+  int64_t tile_n = std::min(config.tile_n, *ir::as_const_int(packed.shape()[0]));
   te::Tensor acc = s.cache_write(c, "local");
+  // A tile of several panels is worked panel by panel: vectors of one panel, the panels
+  // unrolled. Returns the loops `loop` became, outer to inner.
+  auto vectorize_panels = [&](const te::Tensor& t, const std::string& loop) {
+    if (tile_n == 1) {
+      s.vectorize(t, loop);
+      return std::vector<std::string>{loop};
+    }
+    auto [of_tile, in_panel] = s.split(t, loop, panel);
+    s.unroll(t, of_tile);
+    s.vectorize(t, in_panel);
+    return std::vector<std::string>{of_tile, in_panel};
+  };
   if (config.pack_rows) {
     // The left operand's rows in tiles of tile_m, interleaved: [M/tile_m][K][tile_m], so
     // that a reduction step reads its tile_m elements from one cache line, not from
@@ -136,10 +158,10 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     // Cache blocking: a column panel's rows accumulate in a local buffer over blocks of
     // tile_k steps of K, so that the block of the packed panel (tile_k x panel) stays in L1
     // while the row tiles sweep over it; the panels run in parallel.
-    auto [panel_loop, column] = s.split(c, "j", panel);
+    auto [panel_loop, column] = s.split(c, "j", panel * tile_n);
     s.reorder(c, {panel_loop, "i", column});
     if (config.parallel) s.parallel(c, panel_loop);
-    s.vectorize(c, column);
+    vectorize_panels(c, column);
     s.compute_at(acc, c, panel_loop);
     auto [ko, ki] = s.split(acc, "k", config.tile_k);
     auto [io, ii] = s.split(acc, "i", config.tile_m);
@@ -148,7 +170,7 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   } else {
     // Tiles of tile_m x panel, each accumulated in registers over the whole K; column
     // panels outermost (unless rows_outer) so that one packed panel serves a column of tiles.
-    schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel);
+    schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel * tile_n);
     if (config.rows_outer)
       s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
     else
@@ -156,7 +178,7 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     std::string tile_loop =
         config.rows_outer ? s.fuse(c, t.x_outer, t.y_outer) : s.fuse(c, t.y_outer, t.x_outer);
     if (config.parallel) s.parallel(c, tile_loop);
-    s.vectorize(c, t.y_inner);
+    vectorize_panels(c, t.y_inner);
     s.compute_at(acc, c, tile_loop);
     order = {"k"};
   }
@@ -167,11 +189,12 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     order.push_back(kii);
     unrolled_k = kii;
   }
-  order.insert(order.end(), {row_loop, "j"});
+  // Each row's broadcast element meets the vectors of every panel of the tile.
+  order.push_back(row_loop);
+  for (const std::string& loop : vectorize_panels(acc, "j")) order.push_back(loop);
   s.reorder(acc, order);
   if (!unrolled_k.empty()) s.unroll(acc, unrolled_k);
   s.unroll(acc, row_loop);
-  s.vectorize(acc, "j");
 
   // Packing, unless the compiler folded it (a constant right operand): one panel per
   // parallel iteration, contiguous rows vectorized.

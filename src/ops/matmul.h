@@ -23,6 +23,7 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
 /// The knobs of the CPU matmul schedule (the tile's width is the panel of matmul()).
 struct MatmulConfig {
   int64_t tile_m = 4;  ///< rows of the register tile
+  int64_t tile_n = 1;  ///< panels (of matmul()'s width) side by side in the register tile
   /// Reduction block for the caches (0: none, each register tile runs over the whole K):
   /// the rows of a column panel accumulate in a buffer, block after block of K.
   int64_t tile_k = 0;
@@ -35,9 +36,9 @@ struct MatmulConfig {
 /// A register-tile height fitted to the host's vector registers.
 MatmulConfig default_matmul_config();
 
-/// The matmul template: knobs tile_m, tile_k, unroll_k, rows_outer, pack_rows for a product
-/// of `rows` x `k` by `k` x n, sized to the host's vector registers.
-TuningSpace matmul_tuning_space(int64_t rows, int64_t k);
+/// The matmul template: knobs tile_m, tile_n, tile_k, unroll_k, rows_outer, pack_rows for a
+/// product of `rows` x `k` by `k` x `columns`, sized to the target's vector registers.
+TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k);
 /// default_matmul_config() with the knobs chosen in `knobs`.
 MatmulConfig matmul_config(const KnobValues& knobs);
 

@@ -82,7 +82,7 @@ void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&))
       return contraction_tuning_space("batched_matmul", shape.output);
     int64_t rows = shape.m;
     for (int64_t b : shape.batch) rows *= b;
-    return matmul_tuning_space(rows, shape.k);
+    return matmul_tuning_space(rows, shape.n, shape.k);
   };
 }
 

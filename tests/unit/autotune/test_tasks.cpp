@@ -138,11 +138,12 @@ TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
 }
 
 TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
-  // A batch of left operands (26 rows in all) and K = 70: no tile divides them, so every
-  // split leaves a remainder.
+  // A batch of left operands (26 rows in all), K = 70 and 5 x 16 columns: no tile divides
+  // them, so every split leaves a remainder, and a tile of two panels (of 32 or 16
+  // columns) overhangs the last panel.
   TypedGraph t;
   graph::Value* a = t.input("a", {2, 13, 70});
-  t.output(t.node("MatMul", {a, t.constant("w", {70, 40}, 1)}, {2, 13, 40}));
+  t.output(t.node("MatMul", {a, t.constant("w", {70, 80}, 1)}, {2, 13, 80}));
   TaskSet set = testing::tasks_of(t.graph);
   const Task& task = testing::task_of_template(set, "matmul");
   std::vector<Point> points;
@@ -153,8 +154,9 @@ TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
         task.space.value(p, "rows_outer") == 0)
       points.push_back(p);
   }
-  // tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two unroll depths.
-  ASSERT_EQ(points.size(), 24u);
+  // tile_n in {1, 2}, tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two
+  // unroll depths.
+  ASSERT_EQ(points.size(), 48u);
   expect_match_default(task, points);
 }
 
