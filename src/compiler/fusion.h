@@ -1,11 +1,13 @@
 // Operator fusion: partitions a typed graph into groups that each become one kernel.
 //
-// Groups grow along single-consumer edges by the operators' pattern kinds (TVM's rules):
-// element-wise, broadcast and injective operators chain together; an element-wise epilogue
-// of the anchor's output shape (bias, residual add, ReLU, Clip, GELU, ...) joins a
-// convolution or matrix product (out-fusable); a reduction takes its element-wise inputs
-// (prologue). Values inside a group have exactly one consumer, inside the group, so a group
-// exposes only its last node's outputs and can run as one kernel where that node was.
+// Groups grow forward by the operators' pattern kinds (TVM's rules): element-wise, broadcast
+// and injective operators chain together; an element-wise epilogue of the anchor's output
+// shape (bias, residual add, ReLU, Clip, GELU, ...) joins a convolution or matrix product
+// (out-fusable); a reduction takes its element-wise inputs (prologue). Epilogues may be
+// DAGs, not only chains: a value read several times (x * sigmoid(x), hard-swish, the GELU
+// forms) stays inside when all its readers join. Values inside a group are read only
+// inside the group, so a group exposes only its last node's outputs and can run as one
+// kernel where that node was.
 // Operators with their own schedule join only as a group's anchor; opaque and multi-output
 // operators stay alone.
 #pragma once

@@ -2,6 +2,7 @@
 // blocked form in the new graph (see convert_conv_layout.h).
 #include "passes/convert_conv_layout.h"
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -76,27 +77,36 @@ std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
   return conv;
 }
 
-/// Whether the constant scalar input `i` of `node` (absent: `absent_ok`) satisfies `ok`.
-bool scalar_input(const graph::Node& node, size_t i, bool (*ok)(double)) {
-  if (i >= node.inputs.size() || !node.inputs[i]) return true;
-  const graph::Value* v = node.inputs[i];
-  return v->is_constant() && v->type.num_elements() == 1 &&
-         ok(runtime::element_as_double(*v->constant, 0));
+/// Whether element-wise `node` keeps the padding channels of blocked tensors finite, its
+/// operands aside (the readers of a blocked tensor multiply its padding channels by zero
+/// weights, pool them per channel or drop them: any finite value will do). Bounded
+/// functions and arithmetic qualify; Div only by a constant other than zero (see
+/// operand_form).
+bool keeps_padding_finite(const graph::Node& node) {
+  static const std::set<std::string> unary = {"Relu",    "LeakyRelu",   "Tanh", "HardSwish",
+                                              "Sigmoid", "HardSigmoid", "Erf",  "Neg",
+                                              "Abs"};
+  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div"};
+  if (unary.count(node.op_type)) return node.inputs.size() == 1;
+  return node.op_type == "Clip" || (binary.count(node.op_type) && node.inputs.size() == 2);
 }
 
-/// Whether element-wise `node` keeps zero at zero (so padding channels stay zero), its
-/// other inputs aside.
-bool keeps_zero(const graph::Node& node) {
-  static const std::set<std::string> unary = {"Relu", "LeakyRelu", "Tanh", "HardSwish"};
-  if (unary.count(node.op_type)) return node.inputs.size() == 1;
-  if (node.op_type == "Clip") {
-    const graph::Attribute* lo = node.attribute("min");
-    const graph::Attribute* hi = node.attribute("max");
-    return (!lo || lo->f <= 0) && (!hi || hi->f >= 0) &&
-           scalar_input(node, 1, [](double v) { return v <= 0; }) &&
-           scalar_input(node, 2, [](double v) { return v >= 0; });
-  }
-  return node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul";
+/// Whether `v` broadcasts to the 4-d NCHW shape `y` per channel: its channels are y's and
+/// each other extent is 1 or y's.
+bool per_channel_of(const graph::Value& v, const graph::TensorType& y) {
+  if (v.type.rank() != 4 || !v.type.has_static_shape()) return false;
+  std::vector<int64_t> s = v.type.shape(), t = y.shape();
+  if (s[1] != t[1]) return false;
+  for (int d : {0, 2, 3})
+    if (s[d] != 1 && s[d] != t[d]) return false;
+  return true;
+}
+
+/// Whether `v` is a constant of one finite element, other than zero when `nonzero`.
+bool finite_scalar(const graph::Value& v, bool nonzero) {
+  if (!v.is_constant() || v.type.num_elements() != 1) return false;
+  double x = runtime::element_as_double(*v.constant, 0);
+  return std::isfinite(x) && (!nonzero || x != 0);
 }
 
 class LayoutConverter {
@@ -108,7 +118,7 @@ class LayoutConverter {
       if (std::optional<BlockedConv> conv = blocked_conv(*node)) {
         convert_conv(*node, *conv);
       } else if (!convert_elementwise(*node) && !convert_pool(*node) &&
-                 !convert_concat(*node)) {
+                 !convert_global_pool(*node) && !convert_concat(*node)) {
         to_nchw(node->inputs);
         builder_.copy_node(*node);
       }
@@ -193,25 +203,60 @@ class LayoutConverter {
                 conv.block);
   }
 
-  /// Runs element-wise `node` on blocked inputs when they all are blocked, of one shape.
+  /// Runs element-wise `node` on blocked tensors when one data input is blocked at the
+  /// output's shape and each other is blocked or per-channel (broadcast over the pixels:
+  /// a bias, a squeeze-and-excitation scale; blocked here when it is not yet) or a finite
+  /// scalar constant (a divisor: one other than zero).
   bool convert_elementwise(const graph::Node& node) {
-    if (!is_onnx(node) || !keeps_zero(node) || node.outputs.size() != 1) return false;
-    size_t data_inputs = node.op_type == "Clip" ? 1 : node.inputs.size();
+    if (!is_onnx(node) || !keeps_padding_finite(node) || node.outputs.size() != 1) return false;
     const graph::Value* y = node.outputs[0];
+    if (y->type.rank() != 4 || !y->type.has_static_shape()) return false;
+    size_t data_inputs = node.op_type == "Clip" ? 1 : node.inputs.size();
     std::vector<graph::Value*> inputs;
+    int64_t block = 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const graph::Value* in = node.inputs[i];
-      if (i >= data_inputs) {
+      auto it = in ? blocked_.find(in) : blocked_.end();
+      if (i < data_inputs && it != blocked_.end() && in->type.dims == y->type.dims)
+        block = it->second->type.shape()[4];
+    }
+    if (block == 0) return false;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const graph::Value* in = node.inputs[i];
+      bool divisor = node.op_type == "Div" && i == 1;
+      if (i >= data_inputs || (in && finite_scalar(*in, divisor))) {
         inputs.push_back(in ? builder_.value(in) : nullptr);
         continue;
       }
+      if (!in || divisor || !per_channel_of(*in, y->type)) return false;
       auto it = blocked_.find(in);
-      if (it == blocked_.end() || in->type.dims != y->type.dims ||
-          (!inputs.empty() && it->second->type.dims != inputs[0]->type.dims))
-        return false;
-      inputs.push_back(it->second);
+      bool small = in->type.shape()[2] * in->type.shape()[3] == 1;
+      if (it == blocked_.end() && !small) return false;  // a whole NCHW tensor: y goes NCHW
+      graph::Value* form = it != blocked_.end() ? it->second : blocked(in);
+      if (form->type.shape()[4] != block) return false;
+      inputs.push_back(form);
     }
-    add_blocked(node, inputs, node.attributes, inputs[0]->type.shape()[4]);
+    add_blocked(node, inputs, node.attributes, block);
+    return true;
+  }
+
+  /// Runs a global pool of a blocked tensor as the pool of the blocked tensor whose window
+  /// spans the image and one channel of a block.
+  bool convert_global_pool(const graph::Node& node) {
+    static const std::map<std::string, std::string> as_pool = {
+        {"GlobalAveragePool", "AveragePool"}, {"GlobalMaxPool", "MaxPool"}};
+    auto pool = as_pool.find(node.op_type);
+    if (!is_onnx(node) || pool == as_pool.end() || node.inputs.size() != 1 ||
+        node.outputs.size() != 1)
+      return false;
+    auto it = blocked_.find(node.inputs[0]);
+    if (it == blocked_.end()) return false;
+    std::vector<int64_t> shape = it->second->type.shape();
+    graph::Node windowed = node;
+    windowed.op_type = pool->second;
+    add_blocked(windowed, {it->second},
+                {{"kernel_shape", graph::Attribute::of_ints({shape[2], shape[3], 1})}},
+                shape[4]);
     return true;
   }
 

@@ -5,11 +5,16 @@
 // pad on every side, one group or depthwise, output channels that take a block) becomes a
 // tessel.Conv2dNCHWc whose output is blocked by x = 16 (the channels padded with zeros to a
 // multiple of 16 when that adds at most 1/16 of them; else x = 8 where 8 divides them).
-// Element-wise operators that keep zero at zero (Relu, LeakyRelu, Tanh,
-// HardSwish, Clip around zero; Add, Sub, Mul of two blocked tensors of one shape) run on
-// blocked tensors as they are, and 2-d MaxPool and AveragePool as 3-d pools whose window
-// spans one channel of a block, so the padding channels stay zero; a channel Concat of
-// blocked tensors of one block is the Concat of their blocks. A blocked tensor goes
+// Element-wise operators that keep the padding channels finite (Relu, LeakyRelu, Tanh,
+// HardSwish, Sigmoid, HardSigmoid, Erf, Neg, Abs, Clip; Add, Sub, Mul of blocked tensors,
+// per-channel operands such as a bias or a squeeze-and-excitation scale, and scalar
+// constants; Div by a constant other than zero) run on blocked tensors as they are: the
+// readers of a blocked tensor multiply its padding channels by zero weights, pool them per
+// channel or drop them, so any finite value there will do (convolutions and layout
+// changes write zeros). 2-d MaxPool and AveragePool run as 3-d pools whose window spans
+// one channel of a block, GlobalAveragePool and GlobalMaxPool as such pools over the whole
+// image; a channel Concat of blocked tensors of one block is the Concat of their blocks
+// (no padding channels there). A blocked tensor goes
 // back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
 // it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution
 // first reads it, unless its channels take no block (the 3 channels of an image): the

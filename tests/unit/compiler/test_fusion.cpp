@@ -44,17 +44,73 @@ TEST(Fusion, EpilogueJoinsTheConvolution) {
   EXPECT_EQ(unfused.size(), 6u);
 }
 
-TEST(Fusion, SharedValueStopsTheChain) {
-  // y = Relu(x); both Exp(y) and Neg(y) read y: y leaves its group. Groups run in the
-  // order of their last node.
+TEST(Fusion, ValueReadOutsideStopsTheGroup) {
+  // y = Relu(x) is read by Exp and by Softmax (an operator with its own schedule): y leaves
+  // its group, Exp starts another. Groups run in the order of their last node.
   TypedGraph t;
   graph::Value* x = t.input("x", {4, 16});
   graph::Value* y = t.node("Relu", {x}, {4, 16});
   graph::Value* e = t.node("Exp", {y}, {4, 16});
-  graph::Value* n = t.node("Neg", {y}, {4, 16});
-  t.output(t.node("Add", {e, n}, {4, 16}));
+  graph::Value* m = t.node("Softmax", {y}, {4, 16});
+  t.output(t.node("Add", {e, m}, {4, 16}));
   EXPECT_EQ(labels(fuse_operators(t.graph)),
-            (std::vector<std::string>{"Relu", "Neg", "Exp+Add"}));
+            (std::vector<std::string>{"Relu", "Softmax", "Exp+Add"}));
+}
+
+TEST(Fusion, ElementwiseDagsJoinTheirAnchor) {
+  // x * sigmoid(x) after a convolution and hard-swish written out (x * HardSigmoid(x))
+  // after a product: the anchor's output is read twice, both readers join.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 8, 10, 10});
+  graph::Value* conv = t.node("Conv", {x, t.constant("w", {8, 8, 3, 3}, 1)}, {1, 8, 10, 10},
+                              {{"pads", ints({1, 1, 1, 1})}});
+  graph::Value* silu = t.node("Mul", {conv, t.node("Sigmoid", {conv}, {1, 8, 10, 10})},
+                              {1, 8, 10, 10});
+  graph::Value* rows = t.node("Reshape", {silu, t.ints("shape", {80, 10})}, {80, 10});
+  graph::Value* m = t.node("MatMul", {rows, t.constant("m", {10, 24}, 2)}, {80, 24});
+  graph::Value* gate = t.node("HardSigmoid", {m}, {80, 24},
+                              {{"alpha", graph::Attribute::of_float(1.0f / 6)}});
+  t.output(t.node("Mul", {gate, m}, {80, 24}));
+  EXPECT_EQ(labels(fuse_operators(t.graph)),
+            (std::vector<std::string>{"Conv+Sigmoid+Mul", "Reshape", "MatMul+HardSigmoid+Mul"}));
+
+  runtime::NDArray input = testing::random_array({1, 8, 10, 10}, 13);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&input});
+  for (bool blocked : {true, false}) {
+    CompileOptions options;
+    options.passes.blocked_layout = blocked;
+    CompiledModel compiled = compile_model(t.graph, {t.graph.inputs()[0]->type}, {}, options);
+    // Blocked, Sigmoid and Mul run on the blocks too and still join the convolution.
+    std::vector<std::string> kernels =
+        blocked ? std::vector<std::string>{"LayoutToNCHWc", "Conv2dNCHWc+Sigmoid+Mul",
+                                           "LayoutFromNCHWc+Reshape", "MatMul+HardSigmoid+Mul"}
+                : std::vector<std::string>{"Conv+Sigmoid+Mul", "Reshape",
+                                           "MatMul+HardSigmoid+Mul"};
+    EXPECT_EQ(labels(compiled.groups), kernels);
+    runtime::Model model = jit_model(std::move(compiled));
+    testing::expect_close(model.run({&input})[0], expected[0]);
+  }
+}
+
+TEST(Fusion, ReaderThatDoesNotJoinEndsTheGroup) {
+  // Sigmoid joins the convolution expecting Mul to read its input inside the group, but
+  // Mul broadcasts to a larger shape and cannot be an epilogue: the group ends before
+  // Sigmoid, whose input leaves it.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 8, 6, 6});
+  graph::Value* conv = t.node("Conv", {x, t.constant("w", {8, 8, 1, 1}, 1)}, {1, 8, 6, 6});
+  graph::Value* gate = t.node("Sigmoid", {conv}, {1, 8, 6, 6});
+  graph::Value* wide = t.input("wide", {2, 8, 6, 6});
+  graph::Value* product = t.node("Mul", {conv, wide}, {2, 8, 6, 6});
+  t.output(t.node("Add", {product, gate}, {2, 8, 6, 6}));
+  EXPECT_EQ(labels(fuse_operators(t.graph)),
+            (std::vector<std::string>{"Conv", "Sigmoid", "Mul+Add"}));
+
+  runtime::NDArray input = testing::random_array({1, 8, 6, 6}, 14);
+  runtime::NDArray other = testing::random_array({2, 8, 6, 6}, 15);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&input, &other});
+  runtime::Model model = jit_model(compile_graph(t.graph));
+  testing::expect_close(model.run({&input, &other})[0], expected[0]);
 }
 
 TEST(Fusion, ReductionTakesItsElementwisePrologue) {

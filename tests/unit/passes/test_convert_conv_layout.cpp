@@ -15,6 +15,12 @@ Attributes conv_attrs(int64_t pad, int64_t stride = 1, int64_t group = 1) {
           {"group", Attribute::of_int(group)}};
 }
 
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// `g` typed and converted; the typed result is checked against `g` on random inputs.
 graph::Graph converted(const graph::Graph& g) {
   graph::Graph typed = infer_types(g);
@@ -51,12 +57,12 @@ TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
 
 TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) {
   // An image stem: 3 channels (not blocked), then a strided conv to 24 channels (blocks of
-  // 8), a Clip around zero, a depthwise conv, and an NCHW reader in between.
+  // 8), a Clip, a depthwise conv, and an NCHW reader in between.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 3, 9, 9});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {24, 3, 3, 3})}, conv_attrs(1, 2));
   graph::Value* k = t.op("Clip", "k", {a, t.scalar("lo", 0), t.scalar("hi", 6)});
-  t.output(t.op("GlobalAveragePool", "pool", {k}));
+  t.output(t.op("Softmax", "soft", {k}, {{"axis", Attribute::of_int(1)}}));
   t.output(t.op("Conv", "d", {k, t.random("w2", {24, 1, 3, 3})}, conv_attrs(1, 1, 24)));
   EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
   input %x: float32[1, 3, 9, 9]
@@ -67,10 +73,10 @@ TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) 
   %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = 8, depthwise = 0, pad = 1, stride = 2}
   %k_nchwc = Clip(%a_nchwc, %lo, %hi)
   %k = tessel.LayoutFromNCHWc(%k_nchwc) {channels = 24}
-  %pool = GlobalAveragePool(%k)
+  %soft = Softmax(%k) {axis = 1}
   %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = 8, depthwise = 1, pad = 1, stride = 1}
   %d = tessel.LayoutFromNCHWc(%d_nchwc) {channels = 24}
-  output %pool: float32[1, 24, 1, 1]
+  output %soft: float32[1, 24, 5, 5]
   output %d: float32[1, 24, 5, 5]
 )");
 }
@@ -93,6 +99,23 @@ TEST(ConvertConvLayout, ChannelsArePaddedToBlocksOf16WhenThatAddsLittle) {
   EXPECT_NE(text.find("%y = tessel.LayoutFromNCHWc(%y_nchwc) {channels = 136}"), std::string::npos)
       << text;
   EXPECT_NE(text.find("%y_nchwc = Add(%c_nchwc, %r_nchwc)"), std::string::npos) << text;
+}
+
+TEST(ConvertConvLayout, PaddingChannelsMayHoldFiniteValuesOtherThanZero) {
+  // Sigmoid makes the 8 padding channels of 136 one half; the next convolution multiplies
+  // them by zero weights and the global pool keeps them apart.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 8, 4, 4});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {136, 8, 1, 1})}, conv_attrs(0));
+  graph::Value* g = t.op("Sigmoid", "g", {a});
+  graph::Value* c = t.op("Conv", "c", {g, t.random("w2", {24, 136, 3, 3})}, conv_attrs(1));
+  t.output(c);
+  t.output(t.op("GlobalMaxPool", "m", {g}));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%g_nchwc = Sigmoid(%a_nchwc)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%m_nchwc = MaxPool(%g_nchwc) {kernel_shape = [4, 4, 1]}"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
@@ -142,19 +165,55 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   EXPECT_NE(text.find("%with_input = Concat(%e1, %z)"), std::string::npos) << text;
 }
 
-TEST(ConvertConvLayout, OperatorsThatDoNotKeepZeroOrBroadcastLeaveTheBlockedLayout) {
-  // Clip above zero would make padding channels non-zero; an Add of a broadcast constant
-  // is not element by element on blocks.
+TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
+  // An EfficientNet block: a convolution with x * sigmoid(x), the squeeze (global pool, a
+  // reducing 1x1 convolution to 8 channels, ReLU, an expanding one, sigmoid) and the
+  // excitation (the per-channel scale), a per-channel constant shift, a division by a
+  // scalar, then a projecting convolution: blocked from the input's change to the output's.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 6, 6});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3})}, conv_attrs(1));
+  graph::Value* silu = t.op("Mul", "silu", {a, t.op("Sigmoid", "gate", {a})});
+  graph::Value* pooled = t.op("GlobalAveragePool", "pooled", {silu});
+  graph::Value* squeezed = t.op(
+      "Relu", "squeezed", {t.op("Conv", "reduce", {pooled, t.random("w2", {8, 16, 1, 1})}, conv_attrs(0))});
+  graph::Value* scale = t.op(
+      "Sigmoid", "scale",
+      {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 8, 1, 1})}, conv_attrs(0))});
+  graph::Value* excited = t.op("Mul", "excited", {silu, scale});
+  graph::Value* shifted = t.op("Add", "shifted", {excited, t.random("shift", {1, 16, 1, 1})});
+  graph::Value* halved = t.op("Div", "halved", {shifted, t.scalar("two", 2)});
+  t.output(t.op("Conv", "project", {halved, t.random("w4", {16, 16, 1, 1})}, conv_attrs(0)));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%pooled_nchwc = AveragePool(%silu_nchwc) {kernel_shape = [6, 6, 1]}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%excited_nchwc = Mul(%silu_nchwc, %scale_nchwc)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%shifted_nchwc = Add(%excited_nchwc, %shift_nchwc)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%halved_nchwc = Div(%shifted_nchwc, %two)"), std::string::npos) << text;
+  // The input and the constant shift are blocked; only the output goes back.
+  EXPECT_EQ(count_of(text, "tessel.LayoutToNCHWc"), 2) << text;
+  EXPECT_EQ(count_of(text, "tessel.LayoutFromNCHWc"), 1) << text;
+}
+
+TEST(ConvertConvLayout, OperatorsThatMayMakePaddingInfiniteOrReadWholeNchwTensorsLeave) {
+  // Exp and a division by a tensor could turn the padding channels' zeros into infinities;
+  // an Add of a whole NCHW tensor runs NCHW rather than blocking that tensor; an operand
+  // of rank 3 is not taken as per channel.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 5, 5});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w", {8, 8, 1, 1})}, conv_attrs(0));
-  graph::Value* k = t.op("Clip", "k", {a, t.scalar("lo", 1), t.scalar("hi", 6)});
-  t.output(t.op("Add", "y", {k, t.random("shift", {8, 1, 1})}));
+  graph::Value* b = t.op("Conv", "b", {x, t.random("v", {8, 8, 1, 1})}, conv_attrs(0));
+  t.output(t.op("Exp", "e", {a}));
+  t.output(t.op("Div", "q", {a, b}));
+  t.output(t.op("Add", "s", {b, t.input("z", {1, 8, 5, 5})}));
+  t.output(t.op("Add", "y", {b, t.random("shift", {8, 1, 1})}));
   std::string text = graph::to_string(converted(t.g));
-  EXPECT_NE(text.find("%a = tessel.LayoutFromNCHWc(%a_nchwc) {channels = 8}"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("%k = Clip(%a, %lo, %hi)"), std::string::npos) << text;
-  EXPECT_NE(text.find("%y = Add(%k, %shift)"), std::string::npos) << text;
+  for (const char* expected : {"%e = Exp(%a)", "%q = Div(%a, %b)", "%s = Add(%b, %z)",
+                               "%y = Add(%b, %shift)"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
 }
 
 TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
