@@ -35,9 +35,58 @@ class Bert(nn.Module):
         return self.encoder(self.norm(self.tokens(ids) + self.positions))
 
 
-def _torchvision(name):
+class Gpt(nn.Module):
+    """A GPT-style decoder: token + position embeddings, pre-norm transformer layers whose
+    self-attention sees only earlier positions (a causal mask), a final LayerNorm and the
+    language-model head tied to the token embedding.
+
+    Input: int64 token ids [1, seq]; output: the next-token logits [1, seq, vocab].
+    """
+
+    def __init__(self, layers, hidden, heads, seq, vocab):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, hidden)
+        self.positions = nn.Parameter(torch.randn(1, seq, hidden) * 0.02)
+        layer = nn.TransformerEncoderLayer(hidden, heads, 4 * hidden, dropout=0.0,
+                                           activation="gelu", batch_first=True,
+                                           norm_first=True)
+        self.decoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        for copy in self.decoder.layers:
+            copy.self_attn._reset_parameters()
+            copy.linear1.reset_parameters()
+            copy.linear2.reset_parameters()
+        self.norm = nn.LayerNorm(hidden)
+        self.register_buffer(
+            "causal", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
+
+    def forward(self, ids):
+        x = self.decoder(self.tokens(ids) + self.positions, mask=self.causal)
+        return self.norm(x) @ self.tokens.weight.t()
+
+
+class SegmentationOut(nn.Module):
+    """A torchvision segmentation network's "out" map alone (they return a dict)."""
+
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+
+    def forward(self, image):
+        return self.network(image)["out"]
+
+
+def _torchvision(name, **options):
     import torchvision.models
-    return lambda: getattr(torchvision.models, name)(weights=None)
+    return lambda: getattr(torchvision.models, name)(weights=None, **options)
+
+
+def _segmentation(name):
+    def build():
+        import torchvision.models.segmentation
+        network = getattr(torchvision.models.segmentation, name)(weights=None,
+                                                                 weights_backbone=None)
+        return SegmentationOut(network)
+    return build
 
 
 def _image_input():
@@ -56,23 +105,54 @@ MODELS = {
     "resnet50": (_torchvision("resnet50"), _image_input),
     "bert_tiny": (lambda: Bert(layers=2, hidden=128, heads=2, ffn=512, seq=128), _ids_input),
     "bert_base": (lambda: Bert(layers=12, hidden=768, heads=12, ffn=3072, seq=128), _ids_input),
+    # The zoo: one model or more of each family in common use.
+    "efficientnet_b0": (_torchvision("efficientnet_b0"), _image_input),
+    "mobilenet_v3_large": (_torchvision("mobilenet_v3_large"), _image_input),
+    "regnet_y_400mf": (_torchvision("regnet_y_400mf"), _image_input),
+    "resnext50_32x4d": (_torchvision("resnext50_32x4d"), _image_input),
+    "wide_resnet50_2": (_torchvision("wide_resnet50_2"), _image_input),
+    "densenet121": (_torchvision("densenet121"), _image_input),
+    "shufflenet_v2_x1_0": (_torchvision("shufflenet_v2_x1_0"), _image_input),
+    "mnasnet1_0": (_torchvision("mnasnet1_0"), _image_input),
+    "googlenet": (_torchvision("googlenet", aux_logits=False, init_weights=True), _image_input),
+    "convnext_tiny": (_torchvision("convnext_tiny"), _image_input),
+    "vit_b_16": (_torchvision("vit_b_16"), _image_input),
+    "swin_t": (_torchvision("swin_t"), _image_input),
+    "lraspp_mobilenet_v3_large": (_segmentation("lraspp_mobilenet_v3_large"), _image_input),
+    "gpt_decoder": (lambda: Gpt(layers=6, hidden=512, heads=8, seq=128, vocab=16000),
+                    lambda: _ids_input(seq=128, vocab=16000)),
 }
 
 
 def _randomize_defaults(model):
-    """Replaces the constant initialisations (norm scale 1 / shift 0, BatchNorm running
-    statistics 0 / 1, zero biases) with random values, so no layer is an identity."""
+    """Replaces the constant initialisations (norm scale 1 / shift 0, zero biases) with
+    random values, so no layer is an identity."""
     with torch.no_grad():
         for module in model.modules():
             if isinstance(module, (nn.BatchNorm2d, nn.LayerNorm)):
                 module.weight.uniform_(0.5, 1.5)
                 module.bias.normal_(0.0, 0.1)
-            if isinstance(module, nn.BatchNorm2d):
-                module.running_mean.normal_(0.0, 0.1)
-                module.running_var.uniform_(0.5, 1.5)
             for name, param in module.named_parameters(recurse=False):
                 if "bias" in name and not isinstance(module, (nn.BatchNorm2d, nn.LayerNorm)):
                     param.normal_(0.0, 0.02)
+
+
+def _calibrate_batch_norms(model, make_input):
+    """Sets the BatchNorm running statistics to those of the model's own activations on
+    random inputs, as training would: the activations keep a trained network's scale
+    instead of growing layer after layer (which would leave the outputs ill-conditioned)."""
+    norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    if not norms:
+        return
+    for norm in norms:
+        norm.reset_running_stats()
+        norm.momentum = None  # a cumulative average over the calibration batches
+    model.train()
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.cat([make_input(), make_input()]))
+    for norm in norms:
+        norm.momentum = 0.1
 
 
 def build(name):
@@ -83,5 +163,6 @@ def build(name):
     torch.manual_seed(SEED)
     model = builder()
     _randomize_defaults(model)
+    _calibrate_batch_norms(model, make_input)
     model.eval()
     return model, make_input()

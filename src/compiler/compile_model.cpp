@@ -202,6 +202,9 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
       model.kernels.push_back(lower_group_kernel(kernel, found->second, options.build));
     }
     step.kernel = found->second;
+    for (const graph::Node* node : group.nodes)
+      model.stats.layout_changes +=
+          node->op_type == "LayoutToNCHWc" || node->op_type == "LayoutFromNCHWc";
     in_place_of_step.push_back(kernel.in_place_input >= 0 ? step.args[kernel.in_place_input] : -1);
     plan.steps.push_back(std::move(step));
   }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Exports the small real models with PyTorch (random weights, fixed seed) and checks that
-# tessel's compiled model libraries reproduce PyTorch's outputs (rtol 1e-3, atol 1e-4), with
-# convolutions in the blocked layout (the default) and in NCHW.
-#   tests/models/check-models.sh <tessel> <out-dir>
+# Exports real models with PyTorch (random weights, fixed seed) and checks that tessel's
+# compiled model libraries reproduce PyTorch's outputs (rtol 1e-3, atol 1e-4), with
+# convolutions in the blocked layout (the default) and in NCHW. Without model names, the
+# small ones.
+#   tests/models/check-models.sh <tessel> <out-dir> [model...]
 set -euo pipefail
 tessel=$1
 out=$2
-models=(squeezenet1_1 mobilenet_v2 resnet18 bert_tiny)
+shift 2
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(squeezenet1_1 mobilenet_v2 resnet18 bert_tiny)
 here=$(cd "$(dirname "$0")" && pwd)
 /usr/bin/python3 "$here/../../scripts/export-models.py" --out "$out" \
   --models "$(IFS=,; echo "${models[*]}")"

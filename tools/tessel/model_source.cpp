@@ -141,7 +141,8 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
   if (!flags.records.empty()) report_applied_records(*applied, flags.records);
   if (verbose)
     std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
-              << " kernel launches (" << model.stats.unique_kernels << " distinct kernels); "
+              << " kernel launches (" << model.stats.unique_kernels << " distinct kernels, "
+              << model.stats.layout_changes << " layout changes); "
               << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
               << " ms)\n";
   return model;

@@ -87,6 +87,7 @@ TEST(Fusion, ElementwiseDagsJoinTheirAnchor) {
                 : std::vector<std::string>{"Conv+Sigmoid+Mul", "Reshape",
                                            "MatMul+HardSigmoid+Mul"};
     EXPECT_EQ(labels(compiled.groups), kernels);
+    EXPECT_EQ(compiled.stats.layout_changes, blocked ? 2 : 0);
     runtime::Model model = jit_model(std::move(compiled));
     testing::expect_close(model.run({&input})[0], expected[0]);
   }
