@@ -26,13 +26,18 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
   int64_t n = const_dim(data, 0), blocks_in = const_dim(data, 1), h = const_dim(data, 2),
           w = const_dim(data, 3), in_block = blocked ? const_dim(data, 4) : 1;
   int64_t k = const_dim(weight, 0), r = const_dim(weight, 2), s = const_dim(weight, 3);
-  int64_t c = p.depthwise ? k : const_dim(weight, 1);
+  int64_t c = p.depthwise ? k : const_dim(weight, 1) * p.groups;
   if (p.depthwise && (const_dim(weight, 1) != 1 || !blocked || in_block != p.block))
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': a depthwise convolution takes weight "
                       "[C, 1, R, S] and data blocked by ", p.block);
   if ((c + in_block - 1) / in_block != blocks_in)
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': data has ", blocks_in, " blocks of ", in_block,
                       " channels, the weight expects ", c, " channels");
+  if (p.groups > 1 && (p.depthwise || k % p.groups != 0 ||
+                       !grouped_conv_fits(p.groups, c / p.groups, k / p.groups, in_block, p.block)))
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': ", p.groups, " groups of ", c / p.groups,
+                      " input and ", k / p.groups, " output channels do not fit blocks of ",
+                      in_block, " and ", p.block, " channels");
   if (p.stride <= 0 || p.pad < 0 || p.block <= 0)
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': stride and block must be positive and pad "
                       "non-negative, got ", p.stride, ", ", p.block, " and ", p.pad);
@@ -68,15 +73,32 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
         name, out_names);
   }
 
+  // The input blocks output block kb reads: all of them, or (grouped) the run of `span`
+  // blocks from first_block(kb) that holds its groups' input channels.
+  int64_t in_per_group = c / p.groups, out_per_group = k / p.groups;
+  int64_t span = p.groups == 1
+                     ? blocks_in
+                     : std::max<int64_t>(1, block / out_per_group) * in_per_group / in_block;
+  auto first_block = [&](const ir::Expr& kb) -> ir::Expr {
+    if (p.groups == 1) return ir::make_const(ir::DataType::Int(64), 0);
+    return kb * block / out_per_group * in_per_group / in_block;
+  };
   te::Tensor packed = te::compute(
-      {blocks, blocks_in, r, s, in_block, block},
+      {blocks, span, r, s, in_block, block},
       [&](const std::vector<te::Var>& i) {
-        ir::Expr oc = i[0] * block + i[5], ic = i[1] * in_block + i[4];
-        return ir::select(oc < k && ic < c,
-                          weight(ir::min(oc, k - 1), ir::min(ic, c - 1), i[2], i[3]), zero);
+        ir::Expr oc = i[0] * block + i[5], ic = (first_block(i[0]) + i[1]) * in_block + i[4];
+        // Grouped: the channel's index within the output channel's group (out of range:
+        // another group's channel, a zero weight).
+        ir::Expr in_group = p.groups == 1 ? ic : ic - oc / out_per_group * in_per_group;
+        ir::Expr valid = oc < k && ic < c;
+        if (p.groups > 1) valid = valid && in_group >= 0 && in_group < in_per_group;
+        return ir::select(valid,
+                          weight(ir::min(oc, k - 1),
+                                 ir::min(ir::max(in_group, 0), in_per_group - 1), i[2], i[3]),
+                          zero);
       },
       name + ".packed", {"kb", "cb", "ry", "rx", "ci", "kk"});
-  te::IterVar rco = te::reduce_axis(blocks_in, "rco");
+  te::IterVar rco = te::reduce_axis(span, "rco");
   std::vector<te::IterVar> reduce = {rco, ry, rx};
   te::IterVar rci;
   if (blocked) {
@@ -86,7 +108,8 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
   return te::compute(
       out_shape,
       [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
-        std::vector<ir::Expr> at = {b, rco.var, y * p.stride + ry.var, x * p.stride + rx.var};
+        std::vector<ir::Expr> at = {b, first_block(kb) + rco.var, y * p.stride + ry.var,
+                                    x * p.stride + rx.var};
         ir::Expr ci = ir::make_const(ir::DataType::Int(64), 0);
         if (blocked) {
           at.push_back(rci.var);
@@ -95,6 +118,19 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
         return te::sum(padded(at) * packed(kb, rco.var, ry.var, rx.var, ci, kk), reduce);
       },
       name, out_names);
+}
+
+bool grouped_conv_fits(int64_t groups, int64_t in_per_group, int64_t out_per_group,
+                       int64_t in_block, int64_t block) {
+  if (block % out_per_group == 0) {
+    // Whole groups per block; the last block may hold padding channels past the last group,
+    // as long as its run of input blocks stays within the input's.
+    int64_t span_channels = block / out_per_group * in_per_group;
+    int64_t blocks = (groups * out_per_group + block - 1) / block;
+    int64_t blocks_in = (groups * in_per_group + in_block - 1) / in_block;
+    return span_channels % in_block == 0 && blocks * (span_channels / in_block) <= blocks_in;
+  }
+  return out_per_group % block == 0 && in_per_group % in_block == 0;
 }
 
 int64_t default_conv_tile_kb(int64_t blocks, bool depthwise) {

@@ -8,21 +8,28 @@
 #include <set>
 
 #include "executor/node_kernel.h"
+#include "ops/conv2d_nchwc.h"
 #include "passes/graph_builder.h"
 #include "runtime/ndarray_element.h"
 
 namespace tessel::passes {
 namespace {
 
-/// Channels per block of a tensor of `channels` channels: 16 (two AVX2 vectors) where the
-/// padding to a multiple of 16 adds at most 1/16 of the channels (1000 -> 1008), else 8
-/// where 8 divides them (24), else 0: the tensor stays NCHW.
-int64_t block_for(int64_t channels) {
+/// Channels per block of a tensor of `channels` channels and `pixels` pixels per channel:
+/// 16 (two AVX2 vectors) where the padding to a multiple of 16 adds at most 1/16 of the
+/// channels (1000 -> 1008), else 8 where 8 divides them (24); a tensor of one pixel (a
+/// squeeze-and-excitation vector, whose padding costs nothing to speak of) takes 8 or 16
+/// whatever its channels; else 0: the tensor stays NCHW.
+int64_t block_for(int64_t channels, int64_t pixels) {
   int64_t padding = (16 - channels % 16) % 16;
   if (padding * 16 <= channels) return 16;
   if (channels % 8 == 0) return 8;
+  if (pixels == 1) return channels <= 8 ? 8 : 16;
   return 0;
 }
+
+/// block_for a 4-d NCHW shape.
+int64_t block_for(const std::vector<int64_t>& nchw) { return block_for(nchw[1], nchw[2] * nchw[3]); }
 
 bool is_onnx(const graph::Node& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
 
@@ -44,6 +51,7 @@ bool ints_all(const graph::Node& node, const char* name, int64_t expected, size_
 struct BlockedConv {
   int64_t stride = 1, pad = 0, block = 0;
   bool depthwise = false;
+  int64_t groups = 1;  ///< of a grouped convolution that is not depthwise
 };
 
 /// How `node` runs blocked, when it is a Conv that can.
@@ -70,9 +78,9 @@ std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
     if (y[2 + d] != (x[2 + d] + 2 * conv.pad - w[2 + d]) / conv.stride + 1) return std::nullopt;
   const graph::Attribute* group = node.attribute("group");
   int64_t groups = group ? group->i : 1;
-  conv.depthwise = groups != 1;
-  if (conv.depthwise && (groups != x[1] || groups != w[0] || w[1] != 1)) return std::nullopt;
-  conv.block = block_for(w[0]);
+  conv.depthwise = groups != 1 && groups == x[1] && groups == w[0] && w[1] == 1;
+  if (groups != 1 && !conv.depthwise) conv.groups = groups;
+  conv.block = block_for(y);
   if (conv.block == 0) return std::nullopt;
   return conv;
 }
@@ -115,10 +123,10 @@ class LayoutConverter {
 
   graph::Graph run() {
     for (const auto& node : builder_.source().nodes()) {
-      if (std::optional<BlockedConv> conv = blocked_conv(*node)) {
-        convert_conv(*node, *conv);
-      } else if (!convert_elementwise(*node) && !convert_pool(*node) &&
-                 !convert_global_pool(*node) && !convert_concat(*node)) {
+      std::optional<BlockedConv> conv = blocked_conv(*node);
+      if (conv && convert_conv(*node, *conv)) continue;
+      if (!convert_elementwise(*node) && !convert_pool(*node) && !convert_global_pool(*node) &&
+          !convert_concat(*node)) {
         to_nchw(node->inputs);
         builder_.copy_node(*node);
       }
@@ -167,7 +175,7 @@ class LayoutConverter {
   graph::Value* blocked(const graph::Value* v) {
     auto it = blocked_.find(v);
     if (it != blocked_.end()) return it->second;
-    int64_t block = block_for(v->type.shape()[1]);
+    int64_t block = block_for(v->type.shape());
     graph::Node to = tessel_node("LayoutToNCHWc", v->name + ".to_nchwc", {builder_.value(v)},
                                  {{"block", graph::Attribute::of_int(block)}});
     return blocked_[v] = add(std::move(to), blocked_type(v->type, block), v->name + "_nchwc");
@@ -186,21 +194,33 @@ class LayoutConverter {
     }
   }
 
-  void convert_conv(const graph::Node& node, const BlockedConv& conv) {
+  /// Runs Conv `node` blocked as `conv` says, unless it is grouped in a way the blocks of
+  /// its input and output cannot take (then false: it stays NCHW).
+  bool convert_conv(const graph::Node& node, const BlockedConv& conv) {
     const graph::Value* x = node.inputs[0];
-    graph::Value* data = blocked_.count(x) || block_for(x->type.shape()[1]) != 0
-                             ? blocked(x)
-                             : builder_.value(x);
+    bool blocked_input = blocked_.count(x) || block_for(x->type.shape()) != 0;
+    if (conv.groups > 1) {
+      int64_t in_block = !blocked_input        ? 1
+                         : blocked_.count(x) ? blocked_.at(x)->type.shape()[4]
+                                             : block_for(x->type.shape());
+      const std::vector<int64_t>& w = node.inputs[1]->type.shape();
+      if (w[0] % conv.groups != 0 ||
+          !ops::grouped_conv_fits(conv.groups, w[1], w[0] / conv.groups, in_block, conv.block))
+        return false;
+    }
+    graph::Value* data = blocked_input ? blocked(x) : builder_.value(x);
     std::vector<graph::Value*> inputs = {data, builder_.value(node.inputs[1])};
     if (node.inputs.size() > 2 && node.inputs[2]) inputs.push_back(builder_.value(node.inputs[2]));
     graph::Node conv_node = tessel_node("Conv2dNCHWc", node.name, {}, {});
     conv_node.outputs = node.outputs;
-    add_blocked(conv_node, inputs,
-                {{"stride", graph::Attribute::of_int(conv.stride)},
-                 {"pad", graph::Attribute::of_int(conv.pad)},
-                 {"block", graph::Attribute::of_int(conv.block)},
-                 {"depthwise", graph::Attribute::of_int(conv.depthwise ? 1 : 0)}},
-                conv.block);
+    std::map<std::string, graph::Attribute> attributes = {
+        {"stride", graph::Attribute::of_int(conv.stride)},
+        {"pad", graph::Attribute::of_int(conv.pad)},
+        {"block", graph::Attribute::of_int(conv.block)},
+        {"depthwise", graph::Attribute::of_int(conv.depthwise ? 1 : 0)}};
+    if (conv.groups > 1) attributes["groups"] = graph::Attribute::of_int(conv.groups);
+    add_blocked(conv_node, inputs, std::move(attributes), conv.block);
+    return true;
   }
 
   /// Runs element-wise `node` on blocked tensors when one data input is blocked at the

@@ -4,7 +4,9 @@
 // Each Conv that fits (2-d, float32, static shapes, no dilation, equal strides, the same
 // pad on every side, one group or depthwise, output channels that take a block) becomes a
 // tessel.Conv2dNCHWc whose output is blocked by x = 16 (the channels padded with zeros to a
-// multiple of 16 when that adds at most 1/16 of them; else x = 8 where 8 divides them).
+// multiple of 16 when that adds at most 1/16 of them; else x = 8 where 8 divides them; a
+// tensor of one pixel per channel, as in squeeze-and-excitation, takes a block whatever its
+// channels).
 // Element-wise operators that keep the padding channels finite (Relu, LeakyRelu, Tanh,
 // HardSwish, Sigmoid, HardSigmoid, Erf, Neg, Abs, Clip; Add, Sub, Mul of blocked tensors,
 // per-channel operands such as a bias or a squeeze-and-excitation scale, and scalar

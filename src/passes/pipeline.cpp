@@ -71,7 +71,11 @@ std::vector<Pass> default_pipeline(const PassSelection& selection) {
       {"eliminate_common_subexpressions", eliminate_common_subexpressions},
       {"eliminate_dead_code", eliminate_dead_code},
   };
-  if (selection.blocked_layout) passes.push_back({"convert_conv_layout", convert_conv_layout});
+  if (selection.blocked_layout) {
+    passes.push_back({"convert_conv_layout", convert_conv_layout});
+    // The blocked forms of constant operands (a per-channel scale) are constants too.
+    passes.push_back({"fold_constants", fold_constants});
+  }
   passes.push_back({"infer_types", infer_types});
   return passes;
 }

@@ -2,7 +2,7 @@
 // passes::convert_conv_layout:
 //  - LayoutToNCHWc (block x): [N, C, H, W] -> [N, ceil(C/x), H, W, x], padding channels zero;
 //  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
-//  - Conv2dNCHWc (stride, pad, block, depthwise): a 2-d float32 convolution from NCHW or
+//  - Conv2dNCHWc (stride, pad, block, depthwise, groups): a 2-d float32 convolution from NCHW or
 //    NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an optional bias [K]; its
 //    padding channels are zero.
 #include "ops/conv2d_nchwc.h"
@@ -116,9 +116,15 @@ NchwcConv nchwc_conv(const OpContext& ctx) {
   p.block = positive_attr(ctx, "block");
   p.pad = ctx.attr_int("pad");
   p.depthwise = ctx.attr_int("depthwise") != 0;
+  p.groups = positive_attr(ctx, "groups");
   if (p.pad < 0) ctx.fail("attribute 'pad' is " + std::to_string(p.pad) + "; must be >= 0");
   int64_t in_block = x.size() == 5 ? x[4] : 1;
-  int64_t channels = p.depthwise ? w[0] : w[1];
+  int64_t channels = p.depthwise ? w[0] : w[1] * p.groups;
+  if (p.groups > 1 && (p.depthwise || w[0] % p.groups != 0 ||
+                       !grouped_conv_fits(p.groups, w[1], w[0] / p.groups, in_block, p.block)))
+    ctx.fail(std::to_string(p.groups) + " groups of weight " + shape_text(w) +
+             " do not fit input blocks of " + std::to_string(in_block) + " and output blocks of " +
+             std::to_string(p.block) + " channels");
   if (p.depthwise && (w[1] != 1 || in_block != p.block))
     ctx.fail("a depthwise convolution takes weight [C, 1, R, S] (got " + shape_text(w) +
              ") and data blocked by 'block' (got " + shape_text(x) + ")");
@@ -163,6 +169,7 @@ OpDef nchwc_conv_def() {
   def.domain = "tessel";
   def.attributes = {{"block", AttrKind::Int, std::nullopt, true},
                     {"depthwise", AttrKind::Int, graph::Attribute::of_int(0)},
+                    {"groups", AttrKind::Int, graph::Attribute::of_int(1)},
                     {"pad", AttrKind::Int, graph::Attribute::of_int(0)},
                     {"stride", AttrKind::Int, graph::Attribute::of_int(1)}};
   def.pattern = PatternKind::OutFusable;

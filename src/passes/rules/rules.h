@@ -9,9 +9,10 @@
 
 namespace tessel::passes {
 
-/// BatchNormalization (inference) after Conv or Gemm folded into their weights and bias.
+/// BatchNormalization (inference) after Conv or Gemm folded into their weights and bias;
+/// elsewhere a per-channel Mul and Add.
 std::vector<RewriteRule> batch_norm_rules();
-/// Identity removed; Dropout in inference removed.
+/// Identity removed; Dropout in inference removed; a Pad of zero pads removed.
 std::vector<RewriteRule> passthrough_rules();
 /// Transpose chains merged, identity transposes removed; chains of Reshape, Flatten, Squeeze,
 /// Unsqueeze made one Reshape, no-op reshapes removed.

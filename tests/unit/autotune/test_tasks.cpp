@@ -110,6 +110,21 @@ TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
   }
 }
 
+TEST(Tasks, GroupedConvolutionTemplateMatchesTheDefaultSchedule) {
+  // Groups of 4 channels, 4 per block: register tiles over several output blocks read
+  // different input blocks.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 16, 8, 8});
+  graph::Value* a = t.node("Conv", {x, t.constant("w1", {32, 16, 1, 1}, 1)}, {1, 32, 8, 8});
+  t.output(t.node("Conv", {a, t.constant("w2", {32, 4, 3, 3}, 2)}, {1, 32, 8, 8},
+                  {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})},
+                   {"group", graph::Attribute::of_int(8)}}));
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = testing::task_of_template(set, "conv2d_nchwc");
+  EXPECT_NE(task.name.find("Conv2dNCHWc"), std::string::npos) << task.name;
+  expect_points_match_default(task, 6);
+}
+
 TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
   TypedGraph t;
   graph::Value* image = t.input("image", {1, 4, 20, 40});

@@ -1,4 +1,5 @@
-// fold_batch_norm: BatchNormalization after Conv or Gemm folded into the weights and bias.
+// fold_batch_norm: BatchNormalization after Conv or Gemm folded into the weights and bias;
+// batch_norm_as_channel_affine: elsewhere, a per-channel Mul and Add.
 #include "passes_test_util.h"
 
 namespace tessel::passes {
@@ -91,23 +92,48 @@ TEST(BatchNormRules, GemmWithTransposedWeightsAndBias) {
   }
 }
 
-TEST(BatchNormRules, NotFoldedWhenTheConvOutputIsReadElsewhere) {
+TEST(BatchNormRules, NotFoldedWhenTheConvOutputIsReadElsewhereButAnAffine) {
   TestGraph t;
   graph::Value* x = t.input("x", {1, 3, 4, 4});
   graph::Value* y = t.op("Conv", "conv", {x, t.random("w", {3, 3, 1, 1})});
   t.output(batch_norm(t, y, 3));
   t.output(t.op("Relu", "other_use", {y}));
   graph::Graph rewritten = rewrite_and_fold(t.g);
-  EXPECT_NE(graph::to_string(rewritten).find("BatchNormalization"), std::string::npos);
+  EXPECT_EQ(graph::to_string(rewritten), R"(graph g
+  input %x: float32[1, 3, 4, 4]
+  const %w: float32[3, 3, 1, 1]
+  const %bn.scale: float32[1, 3, 1, 1]
+  const %bn.offset: float32[1, 3, 1, 1]
+  %conv = Conv(%x, %w)
+  %bn.scaled = Mul(%conv, %bn.scale)
+  %bn = Add(%bn.scaled, %bn.offset)
+  %other_use = Relu(%conv)
+  output %bn: float32[1, 3, 4, 4]
+  output %other_use: float32[1, 3, 4, 4]
+)");
+  expect_same_results(t.g, rewritten);
 }
 
-TEST(BatchNormRules, NotFoldedWhenTheWeightsAreInputs) {
+TEST(BatchNormRules, AfterAConcatOrWithInputWeightsAnAffineOfAnyRank) {
+  // DenseNet's normalisation of concatenated features; a Conv whose weights are an input;
+  // a 3-d input (channels on axis 1 too).
   TestGraph t;
   graph::Value* x = t.input("x", {1, 3, 4, 4});
+  graph::Value* joined = t.op("Concat", "joined", {x, x}, {{"axis", Attribute::of_int(1)}});
+  t.output(batch_norm(t, joined, 6));
   graph::Value* w = t.input("w", {3, 3, 1, 1});
-  t.output(batch_norm(t, t.op("Conv", "conv", {x, w}), 3));
+  t.output(t.op("BatchNormalization", "bn2",
+                {t.op("Conv", "conv", {x, w}), t.random("g2", {3}, 0.5, 1.5), t.random("b2", {3}),
+                 t.random("m2", {3}), t.random("v2", {3}, 0.5, 2)}));
+  graph::Value* seq = t.input("seq", {2, 5, 7});
+  t.output(t.op("BatchNormalization", "bn3",
+                {seq, t.random("g3", {5}, 0.5, 1.5), t.random("b3", {5}), t.random("m3", {5}),
+                 t.random("v3", {5}, 0.5, 2)}));
   graph::Graph rewritten = rewrite_and_fold(t.g);
-  EXPECT_NE(graph::to_string(rewritten).find("BatchNormalization"), std::string::npos);
+  std::string text = graph::to_string(rewritten);
+  EXPECT_EQ(text.find("BatchNormalization"), std::string::npos) << text;
+  EXPECT_NE(text.find("const %bn3.scale: float32[1, 5, 1]"), std::string::npos) << text;
+  expect_same_results(t.g, rewritten);
 }
 
 }  // namespace

@@ -167,7 +167,8 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
 
 TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
   // An EfficientNet block: a convolution with x * sigmoid(x), the squeeze (global pool, a
-  // reducing 1x1 convolution to 8 channels, ReLU, an expanding one, sigmoid) and the
+  // reducing 1x1 convolution to 4 channels, padded to a block of 8 as a vector of one pixel
+  // per channel, ReLU, an expanding one, sigmoid) and the
   // excitation (the per-channel scale), a per-channel constant shift, a division by a
   // scalar, then a projecting convolution: blocked from the input's change to the output's.
   TestGraph t;
@@ -176,16 +177,19 @@ TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
   graph::Value* silu = t.op("Mul", "silu", {a, t.op("Sigmoid", "gate", {a})});
   graph::Value* pooled = t.op("GlobalAveragePool", "pooled", {silu});
   graph::Value* squeezed = t.op(
-      "Relu", "squeezed", {t.op("Conv", "reduce", {pooled, t.random("w2", {8, 16, 1, 1})}, conv_attrs(0))});
+      "Relu", "squeezed", {t.op("Conv", "reduce", {pooled, t.random("w2", {4, 16, 1, 1})}, conv_attrs(0))});
   graph::Value* scale = t.op(
       "Sigmoid", "scale",
-      {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 8, 1, 1})}, conv_attrs(0))});
+      {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 4, 1, 1})}, conv_attrs(0))});
   graph::Value* excited = t.op("Mul", "excited", {silu, scale});
   graph::Value* shifted = t.op("Add", "shifted", {excited, t.random("shift", {1, 16, 1, 1})});
   graph::Value* halved = t.op("Div", "halved", {shifted, t.scalar("two", 2)});
   t.output(t.op("Conv", "project", {halved, t.random("w4", {16, 16, 1, 1})}, conv_attrs(0)));
   std::string text = graph::to_string(converted(t.g));
   EXPECT_NE(text.find("%pooled_nchwc = AveragePool(%silu_nchwc) {kernel_shape = [6, 6, 1]}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%reduce_nchwc = tessel.Conv2dNCHWc(%pooled_nchwc, %w2) {block = 8"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("%excited_nchwc = Mul(%silu_nchwc, %scale_nchwc)"), std::string::npos)
@@ -216,16 +220,48 @@ TEST(ConvertConvLayout, OperatorsThatMayMakePaddingInfiniteOrReadWholeNchwTensor
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
 }
 
+TEST(ConvertConvLayout, GroupedConvolutionsRunBlockedWhereBlocksHoldWholeGroups) {
+  // ResNeXt's groups of 4 channels (4 groups per block of 16), groups of a block each, and
+  // groups of 6 output channels, which blocks of 8 cannot hold: NCHW.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 32, 6, 6});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {32, 32, 1, 1})}, conv_attrs(0));
+  graph::Value* g1 = t.op("Relu", "r", {t.op("Conv", "g1", {a, t.random("w2", {32, 4, 3, 3})},
+                                             conv_attrs(1, 1, 8))});
+  graph::Value* g2 = t.op("Conv", "g2", {g1, t.random("w3", {32, 16, 3, 3})}, conv_attrs(1, 2, 2));
+  t.output(t.op("Conv", "g3", {g2, t.random("w4", {24, 8, 1, 1})}, conv_attrs(0, 1, 4)));
+  // RegNet's last stage: 17 groups of 8 in 136 channels, whose last block of 16 holds one
+  // group and 8 padding channels.
+  graph::Value* y = t.input("y", {1, 8, 4, 4});
+  graph::Value* b = t.op("Conv", "b", {y, t.random("w5", {136, 8, 1, 1})}, conv_attrs(0));
+  t.output(t.op("Conv", "g4", {b, t.random("w6", {136, 8, 3, 3})}, conv_attrs(1, 1, 17)));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%g4_nchwc = tessel.Conv2dNCHWc(%b_nchwc, %w6) {block = 16, depthwise = 0, "
+                      "groups = 17, pad = 1, stride = 1}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%g1_nchwc = tessel.Conv2dNCHWc(%a_nchwc, %w2) {block = 16, depthwise = 0, "
+                      "groups = 8, pad = 1, stride = 1}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%g2_nchwc = tessel.Conv2dNCHWc(%r_nchwc, %w3) {block = 16, depthwise = 0, "
+                      "groups = 2, pad = 1, stride = 2}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%g3 = Conv(%g2, %w4)"), std::string::npos) << text;
+}
+
 TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 7, 7});
-  // 5 output channels (no block divides them), asymmetric pads, dilation, a grouped conv.
+  // 5 output channels (no block divides them), asymmetric pads, dilation, groups of 6
+  // output channels, which blocks of 8 cannot hold.
   t.output(t.op("Conv", "odd", {x, t.random("w1", {5, 8, 3, 3})}, conv_attrs(1)));
   t.output(t.op("Conv", "asym", {x, t.random("w2", {8, 8, 3, 3})},
                 {{"pads", Attribute::of_ints({0, 1, 1, 0})}}));
   t.output(t.op("Conv", "dilated", {x, t.random("w3", {8, 8, 3, 3})},
                 {{"dilations", Attribute::of_ints({2, 2})}}));
-  t.output(t.op("Conv", "grouped", {x, t.random("w4", {8, 4, 3, 3})}, conv_attrs(1, 1, 2)));
+  t.output(t.op("Conv", "grouped", {x, t.random("w4", {24, 2, 3, 3})}, conv_attrs(1, 1, 4)));
   std::string text = graph::to_string(converted(t.g));
   EXPECT_EQ(text.find("NCHWc"), std::string::npos) << text;
 }

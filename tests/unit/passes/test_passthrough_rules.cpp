@@ -1,5 +1,5 @@
-// remove_identity, remove_dropout: pass-through operators removed, except where their output
-// is a graph output or (Dropout) the mask is used or training is on.
+// remove_identity, remove_dropout, remove_zero_pad: pass-through operators removed, except
+// where their output is a graph output or (Dropout) the mask is used or training is on.
 #include "passes_test_util.h"
 
 namespace tessel::passes {
@@ -63,6 +63,24 @@ TEST(PassthroughRules, DropoutWithUsedMaskKept) {
   t.output(d[1]);
   graph::Graph rewritten = rewrite_and_fold(t.g);
   EXPECT_NE(graph::to_string(rewritten).find("Dropout"), std::string::npos);
+}
+
+TEST(PassthroughRules, PadOfZeroPadsRemovedAndOthersKept) {
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 2, 4, 4});
+  graph::Value* none = t.constant("none", ir::DataType::Int(64), {8}, {0, 0, 0, 0, 0, 0, 0, 0});
+  graph::Value* some = t.constant("some", ir::DataType::Int(64), {8}, {0, 0, 1, 0, 0, 0, 0, 1});
+  graph::Value* same = t.op("Pad", "same", {x, none}, {{"mode", Attribute::of_string("constant")}});
+  t.output(t.op("Pad", "y", {t.op("Relu", "r", {same}), some}));
+  graph::Graph rewritten = rewrite_and_fold(t.g);
+  EXPECT_EQ(graph::to_string(rewritten), R"(graph g
+  input %x: float32[1, 2, 4, 4]
+  const %some: int64[8]
+  %r = Relu(%x)
+  %y = Pad(%r, %some)
+  output %y: float32[1, 2, 5, 5]
+)");
+  expect_same_results(t.g, rewritten);
 }
 
 }  // namespace
