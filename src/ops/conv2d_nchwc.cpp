@@ -38,11 +38,14 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': ", p.groups, " groups of ", c / p.groups,
                       " input and ", k / p.groups, " output channels do not fit blocks of ",
                       in_block, " and ", p.block, " channels");
-  if (p.stride <= 0 || p.pad < 0 || p.block <= 0)
-    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': stride and block must be positive and pad "
-                      "non-negative, got ", p.stride, ", ", p.block, " and ", p.pad);
-  int64_t oh = (h + 2 * p.pad - r) / p.stride + 1;
-  int64_t ow = (w + 2 * p.pad - s) / p.stride + 1;
+  if (p.stride <= 0 || p.dilation <= 0 || p.pad < 0 || p.block <= 0)
+    TESSEL_USER_ERROR("conv2d_nchwc '", name, "': stride, dilation and block must be positive "
+                      "and pad non-negative, got ", p.stride, ", ", p.dilation, ", ", p.block,
+                      " and ", p.pad);
+  // The extent of the kernel's taps.
+  int64_t span_r = (r - 1) * p.dilation + 1, span_s = (s - 1) * p.dilation + 1;
+  int64_t oh = (h + 2 * p.pad - span_r) / p.stride + 1;
+  int64_t ow = (w + 2 * p.pad - span_s) / p.stride + 1;
   if (oh <= 0 || ow <= 0)
     TESSEL_USER_ERROR("conv2d_nchwc '", name, "': a ", r, "x", s, " kernel does not fit a ", h,
                       "x", w, " input padded by ", p.pad);
@@ -66,7 +69,8 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
     return te::compute(
         out_shape,
         [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
-          return te::sum(padded(b, kb, y * p.stride + ry.var, x * p.stride + rx.var, kk) *
+          return te::sum(padded(b, kb, y * p.stride + ry.var * p.dilation,
+                                x * p.stride + rx.var * p.dilation, kk) *
                              packed(kb, ry.var, rx.var, kk),
                          {ry, rx});
         },
@@ -108,8 +112,9 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
   return te::compute(
       out_shape,
       [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
-        std::vector<ir::Expr> at = {b, first_block(kb) + rco.var, y * p.stride + ry.var,
-                                    x * p.stride + rx.var};
+        std::vector<ir::Expr> at = {b, first_block(kb) + rco.var,
+                                    y * p.stride + ry.var * p.dilation,
+                                    x * p.stride + rx.var * p.dilation};
         ir::Expr ci = ir::make_const(ir::DataType::Int(64), 0);
         if (blocked) {
           at.push_back(rci.var);

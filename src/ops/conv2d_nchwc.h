@@ -24,6 +24,7 @@ struct Conv2dNchwcParams {
   /// Groups of a grouped convolution (weight [K, C/groups, R, S]); grouped_conv_fits says
   /// which groupings the blocks can take.
   int64_t groups = 1;
+  int64_t dilation = 1;  ///< spacing of the kernel's taps
 };
 
 /// Whether a convolution of `groups` groups of `in_per_group` input and `out_per_group`
@@ -36,8 +37,9 @@ bool grouped_conv_fits(int64_t groups, int64_t in_per_group, int64_t out_per_gro
 
 /// The convolution of `data` ([N, C, H, W], or blocked [N, ceil(C/xi), H, W, xi]) by
 /// `weight` ([K, C, R, S] in ONNX's layout) into [N, ceil(K/x), OH, OW, x]:
-///   out[n, kb, oh, ow, kk] = sum_{c, ry, rx} data[n, c, oh*stride + ry - pad,
-///                                               ow*stride + rx - pad] * weight[kb*x + kk, c, ry, rx]
+///   out[n, kb, oh, ow, kk] = sum_{c, ry, rx} data[n, c, oh*stride + ry*dilation - pad,
+///                                               ow*stride + rx*dilation - pad]
+///                                          * weight[kb*x + kk, c, ry, rx]
 /// (depthwise: the sum over ry, rx of channel kb*x + kk only; grouped: over the channels of
 /// the output channel's group, the sum running over the input blocks of the output block's
 /// groups with zero weights for the other groups' channels). The channels past K are zero.

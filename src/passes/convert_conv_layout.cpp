@@ -49,7 +49,7 @@ bool ints_all(const graph::Node& node, const char* name, int64_t expected, size_
 }
 
 struct BlockedConv {
-  int64_t stride = 1, pad = 0, block = 0;
+  int64_t stride = 1, pad = 0, dilation = 1, block = 0;
   bool depthwise = false;
   int64_t groups = 1;  ///< of a grouped convolution that is not depthwise
 };
@@ -71,11 +71,15 @@ std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
     conv.stride = strides->ints.empty() ? 1 : strides->ints[0];
   if (const graph::Attribute* pads = node.attribute("pads"))
     conv.pad = pads->ints.empty() ? 0 : pads->ints[0];
+  if (const graph::Attribute* dilations = node.attribute("dilations"))
+    conv.dilation = dilations->ints.empty() ? 1 : dilations->ints[0];
   if (!ints_all(node, "strides", conv.stride, 2) || !ints_all(node, "pads", conv.pad, 4) ||
-      !ints_all(node, "dilations", 1, 2))
+      !ints_all(node, "dilations", conv.dilation, 2) || conv.dilation < 1)
     return std::nullopt;
   for (int d = 0; d < 2; ++d)
-    if (y[2 + d] != (x[2 + d] + 2 * conv.pad - w[2 + d]) / conv.stride + 1) return std::nullopt;
+    if (y[2 + d] !=
+        (x[2 + d] + 2 * conv.pad - (w[2 + d] - 1) * conv.dilation - 1) / conv.stride + 1)
+      return std::nullopt;
   const graph::Attribute* group = node.attribute("group");
   int64_t groups = group ? group->i : 1;
   conv.depthwise = groups != 1 && groups == x[1] && groups == w[0] && w[1] == 1;
@@ -219,6 +223,7 @@ class LayoutConverter {
         {"block", graph::Attribute::of_int(conv.block)},
         {"depthwise", graph::Attribute::of_int(conv.depthwise ? 1 : 0)}};
     if (conv.groups > 1) attributes["groups"] = graph::Attribute::of_int(conv.groups);
+    if (conv.dilation > 1) attributes["dilation"] = graph::Attribute::of_int(conv.dilation);
     add_blocked(conv_node, inputs, std::move(attributes), conv.block);
     return true;
   }

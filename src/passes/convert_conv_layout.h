@@ -1,8 +1,9 @@
 // convert_conv_layout: runs 2-d float32 convolutions in the blocked channel layout
 // NCHW[x]c and places the layout changes around them.
 //
-// Each Conv that fits (2-d, float32, static shapes, no dilation, equal strides, the same
-// pad on every side, one group or depthwise, output channels that take a block) becomes a
+// Each Conv that fits (2-d, float32, static shapes, equal strides and dilations, the same
+// pad on every side, one group, depthwise or groups the blocks can hold, output channels
+// that take a block) becomes a
 // tessel.Conv2dNCHWc whose output is blocked by x = 16 (the channels padded with zeros to a
 // multiple of 16 when that adds at most 1/16 of them; else x = 8 where 8 divides them; a
 // tensor of one pixel per channel, as in squeeze-and-excitation, takes a block whatever its

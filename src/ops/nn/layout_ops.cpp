@@ -2,7 +2,7 @@
 // passes::convert_conv_layout:
 //  - LayoutToNCHWc (block x): [N, C, H, W] -> [N, ceil(C/x), H, W, x], padding channels zero;
 //  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
-//  - Conv2dNCHWc (stride, pad, block, depthwise, groups): a 2-d float32 convolution from NCHW or
+//  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups): a 2-d float32 convolution from NCHW or
 //    NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an optional bias [K]; its
 //    padding channels are zero.
 #include "ops/conv2d_nchwc.h"
@@ -115,6 +115,7 @@ NchwcConv nchwc_conv(const OpContext& ctx) {
   p.stride = positive_attr(ctx, "stride");
   p.block = positive_attr(ctx, "block");
   p.pad = ctx.attr_int("pad");
+  p.dilation = positive_attr(ctx, "dilation");
   p.depthwise = ctx.attr_int("depthwise") != 0;
   p.groups = positive_attr(ctx, "groups");
   if (p.pad < 0) ctx.fail("attribute 'pad' is " + std::to_string(p.pad) + "; must be >= 0");
@@ -131,8 +132,10 @@ NchwcConv nchwc_conv(const OpContext& ctx) {
   if (ceil_div(channels, in_block) != x[1])
     ctx.fail("data " + shape_text(x) + " does not hold the " + std::to_string(channels) +
              " input channels of weight " + shape_text(w));
-  int64_t oh = (x[2] + 2 * p.pad - w[2]) / p.stride + 1, ow = (x[3] + 2 * p.pad - w[3]) / p.stride + 1;
-  if (x[2] + 2 * p.pad < w[2] || x[3] + 2 * p.pad < w[3])
+  int64_t span_r = (w[2] - 1) * p.dilation + 1, span_s = (w[3] - 1) * p.dilation + 1;
+  int64_t oh = (x[2] + 2 * p.pad - span_r) / p.stride + 1;
+  int64_t ow = (x[3] + 2 * p.pad - span_s) / p.stride + 1;
+  if (x[2] + 2 * p.pad < span_r || x[3] + 2 * p.pad < span_s)
     ctx.fail("kernel " + shape_text(w) + " does not fit data " + shape_text(x) + " padded by " +
              std::to_string(p.pad));
   conv.out_channels = w[0];
@@ -169,6 +172,7 @@ OpDef nchwc_conv_def() {
   def.domain = "tessel";
   def.attributes = {{"block", AttrKind::Int, std::nullopt, true},
                     {"depthwise", AttrKind::Int, graph::Attribute::of_int(0)},
+                    {"dilation", AttrKind::Int, graph::Attribute::of_int(1)},
                     {"groups", AttrKind::Int, graph::Attribute::of_int(1)},
                     {"pad", AttrKind::Int, graph::Attribute::of_int(0)},
                     {"stride", AttrKind::Int, graph::Attribute::of_int(1)}};

@@ -107,6 +107,8 @@ struct NchwcConvCase {
   int64_t in_block;  ///< 0: NCHW data
   int64_t block;
   bool depthwise;
+  int64_t groups = 1;  ///< of a grouped convolution (not depthwise)
+  int64_t dilation = 1;
 };
 
 /// [C, H*W] NCHW values in [ceil(C/x), H*W, x] blocks, padding channels `fill`.
@@ -122,15 +124,17 @@ class Conv2dNchwcE2E : public ::testing::TestWithParam<NchwcConvCase> {};
 
 TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
   NchwcConvCase p = GetParam();
-  int64_t out = (p.hw + 2 * p.pad - p.r) / p.stride + 1;
-  int64_t wc = p.depthwise ? 1 : p.c;
+  int64_t span = (p.r - 1) * p.dilation + 1;  // the dilated kernel's extent
+  int64_t out = (p.hw + 2 * p.pad - span) / p.stride + 1;
+  int64_t wc = p.depthwise ? 1 : p.c / p.groups;
   te::Tensor x = p.in_block == 0
                      ? te::placeholder({1, p.c, p.hw, p.hw}, ir::DataType::Float(32), "data")
                      : te::placeholder({1, (p.c + p.in_block - 1) / p.in_block, p.hw, p.hw,
                                         p.in_block},
                                        ir::DataType::Float(32), "data");
   te::Tensor w = te::placeholder({p.k, wc, p.r, p.r}, ir::DataType::Float(32), "weight");
-  te::Tensor y = ops::conv2d_nchwc(x, w, {p.stride, p.pad, p.block, p.depthwise}, "conv");
+  te::Tensor y = ops::conv2d_nchwc(
+      x, w, {p.stride, p.pad, p.block, p.depthwise, p.groups, p.dilation}, "conv");
   schedule::Schedule s({y});
   ops::schedule_conv2d_nchwc_cpu(s, y);
   driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
@@ -144,15 +148,21 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
       Floats(out_blocks * out * out * p.block, -7.0f)};
   kernel.run(pointers(bufs));
 
-  // Depthwise: the full convolution by a weight that is zero off the diagonal.
-  Floats full = weight;
-  if (p.depthwise) {
-    full.assign(p.k * p.c * p.r * p.r, 0.0f);
-    for (int64_t ch = 0; ch < p.c; ++ch)
-      for (int64_t t = 0; t < p.r * p.r; ++t)
-        full[(ch * p.c + ch) * p.r * p.r + t] = weight[ch * p.r * p.r + t];
-  }
-  Floats expected = ops::reference::conv2d_nchw(data, full, 1, p.c, p.hw, p.hw, p.k, p.r, p.r,
+  // Depthwise and grouped: the full convolution by a weight that is zero outside each output
+  // channel's group (depthwise: its own channel); dilated: by the kernel spread out, zeros
+  // between its taps.
+  int64_t in_per_group = p.depthwise ? 1 : p.c / p.groups;
+  int64_t out_per_group = p.depthwise ? 1 : p.k / p.groups;
+  Floats full(p.k * p.c * span * span, 0.0f);
+  for (int64_t o = 0; o < p.k; ++o)
+    for (int64_t i = 0; i < in_per_group; ++i)
+      for (int64_t ty = 0; ty < p.r; ++ty)
+        for (int64_t tx = 0; tx < p.r; ++tx) {
+          int64_t ch = o / out_per_group * in_per_group + i;
+          full[((o * p.c + ch) * span + ty * p.dilation) * span + tx * p.dilation] =
+              weight[((o * wc + i) * p.r + ty) * p.r + tx];
+        }
+  Floats expected = ops::reference::conv2d_nchw(data, full, 1, p.c, p.hw, p.hw, p.k, span, span,
                                                 p.stride, p.pad);
   Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
   EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-5, 1e-5), 1.0);
@@ -168,13 +178,22 @@ INSTANTIATE_TEST_SUITE_P(
                       NchwcConvCase{16, 9, 16, 3, 1, 1, 16, 16, true},   // depthwise
                       NchwcConvCase{24, 10, 24, 3, 2, 1, 16, 16, true},  // depthwise, strided,
                                                                          // partial block
-                      NchwcConvCase{8, 5, 8, 5, 1, 2, 8, 8, true}),
+                      NchwcConvCase{8, 5, 8, 5, 1, 2, 8, 8, true},
+                      // Groups of 4 channels, 4 to a block; groups of a block each; 17 groups
+                      // of 8 in 136 channels (the last block half padding).
+                      NchwcConvCase{32, 6, 32, 3, 1, 1, 16, 16, false, 8},
+                      NchwcConvCase{32, 7, 32, 3, 2, 1, 16, 16, false, 2},
+                      NchwcConvCase{136, 4, 136, 3, 1, 1, 16, 16, false, 17},
+                      // Dilated: a depthwise 5x5, a strided 3x3 from NCHW data.
+                      NchwcConvCase{16, 11, 16, 5, 1, 4, 16, 16, true, 1, 2},
+                      NchwcConvCase{5, 12, 16, 3, 2, 3, 0, 16, false, 1, 3}),
     [](const auto& info) {
       const NchwcConvCase& p = info.param;
       return std::string(p.depthwise ? "dw" : "conv") + "_c" + std::to_string(p.c) + "_hw" +
              std::to_string(p.hw) + "_k" + std::to_string(p.k) + "_r" + std::to_string(p.r) +
              "_s" + std::to_string(p.stride) + "_p" + std::to_string(p.pad) + "_in" +
-             std::to_string(p.in_block) + "_x" + std::to_string(p.block);
+             std::to_string(p.in_block) + "_x" + std::to_string(p.block) + "_g" +
+             std::to_string(p.groups) + "_d" + std::to_string(p.dilation);
     });
 
 class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};

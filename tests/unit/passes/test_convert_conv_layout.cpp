@@ -251,16 +251,40 @@ TEST(ConvertConvLayout, GroupedConvolutionsRunBlockedWhereBlocksHoldWholeGroups)
   EXPECT_NE(text.find("%g3 = Conv(%g2, %w4)"), std::string::npos) << text;
 }
 
+TEST(ConvertConvLayout, DilatedConvolutionsRunBlocked) {
+  // A segmentation backbone's last stage: a dilated depthwise 5x5 and a dilated 3x3, and a
+  // strided dilated one.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 9, 9});
+  auto dilated = [](int64_t pad, int64_t dilation, int64_t stride, int64_t group) {
+    Attributes a = conv_attrs(pad, stride, group);
+    a["dilations"] = Attribute::of_ints({dilation, dilation});
+    return a;
+  };
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 1, 5, 5})}, dilated(4, 2, 1, 16));
+  graph::Value* b = t.op("Conv", "b", {a, t.random("w2", {16, 16, 3, 3})}, dilated(3, 3, 1, 1));
+  t.output(t.op("Conv", "c", {b, t.random("w3", {16, 16, 3, 3})}, dilated(2, 2, 2, 1)));
+  std::string text = graph::to_string(converted(t.g));
+  EXPECT_NE(text.find("%a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1) {block = 16, depthwise = 1, "
+                      "dilation = 2, pad = 4, stride = 1}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%c_nchwc = tessel.Conv2dNCHWc(%b_nchwc, %w3) {block = 16, depthwise = 0, "
+                      "dilation = 2, pad = 2, stride = 2}"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 7, 7});
-  // 5 output channels (no block divides them), asymmetric pads, dilation, groups of 6
-  // output channels, which blocks of 8 cannot hold.
+  // 5 output channels (no block divides them), asymmetric pads, unequal dilations, groups
+  // of 6 output channels, which blocks of 8 cannot hold.
   t.output(t.op("Conv", "odd", {x, t.random("w1", {5, 8, 3, 3})}, conv_attrs(1)));
   t.output(t.op("Conv", "asym", {x, t.random("w2", {8, 8, 3, 3})},
                 {{"pads", Attribute::of_ints({0, 1, 1, 0})}}));
   t.output(t.op("Conv", "dilated", {x, t.random("w3", {8, 8, 3, 3})},
-                {{"dilations", Attribute::of_ints({2, 2})}}));
+                {{"dilations", Attribute::of_ints({2, 1})}}));
   t.output(t.op("Conv", "grouped", {x, t.random("w4", {24, 2, 3, 3})}, conv_attrs(1, 1, 4)));
   std::string text = graph::to_string(converted(t.g));
   EXPECT_EQ(text.find("NCHWc"), std::string::npos) << text;
