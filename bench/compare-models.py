@@ -17,6 +17,9 @@ is unavailable (no onnxruntime, no torch, no tessel binary or no `bench` command
 n/a. Each model and thread count is timed in --rounds rounds (default 3), every side once
 per round; the table gives the medians and the medians of the per-round ratios. With --records, each model is also compiled with those tuning records for each thread
 count (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library.
+Each row also gives the untuned library's distinct kernels and layout changes per inference
+(from `tessel compile`) and the time share of its three slowest kernels (from `tessel
+bench`'s per-kernel profile at one thread).
 Prints a markdown table whose footer gives the load average: on a shared machine,
 multi-threaded times suffer most.
 """
@@ -36,6 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 TESSEL_LINE = re.compile(r"threads=(\d+): median ([0-9.]+) ms, p90 ([0-9.]+) ms")
+COMPILE_LINE = re.compile(r"(\d+) kernel launches, (\d+) kernels, (\d+) layout changes")
+PROFILE_ROW = re.compile(r"^\s*([0-9.]+)%\s+[0-9.]+\s+\d+\s+\S+ \(.*\)$")
 
 
 def thread_env(threads):
@@ -65,7 +70,9 @@ def load_input(case_dir):
 def compile_tessel(tessel, case_dir, records=None, threads=None):
     """The model compiled by `tessel compile` into case_dir/../<model>.so (reused by every
     thread count), or with tuning records for one thread count into <model>-tuned-t<N>.so;
-    (None, why) when it cannot be."""
+    (None, why) when it cannot be. The library's distinct kernels and layout changes per
+    inference, from compile's summary, are in `compile_tessel.stats` (None when unknown)."""
+    compile_tessel.stats = (None, None)
     if not os.access(tessel, os.X_OK):
         return None, f"no tessel binary at {tessel}"
     suffix = f"-tuned-t{threads}.so" if records else ".so"
@@ -77,6 +84,9 @@ def compile_tessel(tessel, case_dir, records=None, threads=None):
     if result.returncode != 0:
         why = (result.stderr.strip() or result.stdout.strip()).splitlines()
         return None, f"tessel compile failed ({result.returncode}): {why[-1] if why else ''}"
+    summary = COMPILE_LINE.search(result.stdout)
+    if summary:
+        compile_tessel.stats = (int(summary.group(2)), int(summary.group(3)))
     return library, None
 
 
@@ -95,6 +105,21 @@ def time_tessel(tessel, library, threads):
         why = (result.stderr.strip() or result.stdout.strip()).splitlines()
         return None, f"tessel bench failed ({result.returncode}): {why[0] if why else ''}"
     return float(match.group(2)), None
+
+
+def top3_share(tessel, library):
+    """The time share (%) of the three slowest kernels in `tessel bench`'s per-kernel
+    profile at one thread; None when there is no profile."""
+    command = [tessel, "bench", library, "--threads", "1", "--runs", "5"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, env=thread_env(1),
+                                timeout=1800)
+    except subprocess.TimeoutExpired:
+        return None
+    rows = [m for m in (PROFILE_ROW.match(line) for line in result.stdout.splitlines()) if m]
+    if result.returncode != 0 or not rows:
+        return None
+    return sum(sorted((float(m.group(1)) for m in rows), reverse=True)[:3])
 
 
 def time_ort(case_dir, example, threads, warmup, runs):
@@ -183,6 +208,8 @@ def main():
         case_dir = os.path.join(args.dir, name)
         example = load_input(case_dir)
         library, why = compile_tessel(args.tessel, case_dir)
+        kernels, layout_changes = compile_tessel.stats
+        top3 = top3_share(args.tessel, library) if library else None
         for threads in thread_counts:
             # Let the previous measurement's spinning threads (ORT, OpenMP) go to sleep.
             time.sleep(2)
@@ -206,15 +233,18 @@ def main():
             tessel_ms, tuned_ms, ort_ms, torch_ms = (
                 median_or_none([r[e] for r in per_round]) for e in range(len(engines)))
             row = (f"| {name} | {threads} | {fmt(tessel_ms)} | {fmt(ort_ms)} | {fmt(torch_ms)} "
-                   f"| {fmt(median_ratio(per_round, 0, 2))} | {fmt(median_ratio(per_round, 0, 3))} |")
+                   f"| {fmt(median_ratio(per_round, 0, 2))} | {fmt(median_ratio(per_round, 0, 3))} "
+                   f"| {fmt(kernels, 0)} | {fmt(layout_changes, 0)} "
+                   f"| {fmt(top3, 0)}{'' if top3 is None else ' %'} |")
             if args.records:
                 row += (f" {fmt(tuned_ms)} | {fmt(median_ratio(per_round, 1, 2))} "
                         f"| {fmt(median_ratio(per_round, 0, 1))} |")
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
 
-    header = "| model | threads | tessel ms | ORT ms | PyTorch ms | tessel/ORT | tessel/PyTorch |"
-    rule = "|---|---|---|---|---|---|---|"
+    header = ("| model | threads | tessel ms | ORT ms | PyTorch ms | tessel/ORT | tessel/PyTorch "
+              "| kernels | layout changes | 3 slowest kernels |")
+    rule = "|---|---|---|---|---|---|---|---|---|---|"
     if args.records:
         header += " tuned ms | tuned/ORT | tuning speed-up |"
         rule += "---|---|---|"
