@@ -209,26 +209,36 @@ Case matmul_case(int64_t m, int64_t n, int64_t k) {
   return c;
 }
 
-Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, int64_t pad) {
-  int64_t out = (hw + 2 * pad - r) / stride + 1;
+/// A convolution of a 1 x ch x hw x hw image by k filters of r x r (groups: ch for a
+/// depthwise one).
+Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, int64_t pad,
+                 int64_t groups = 1, int64_t dilation = 1) {
+  int64_t out = (hw + 2 * pad - (r - 1) * dilation - 1) / stride + 1;
   Case c;
-  c.name = "conv2d_c" + std::to_string(ch) + "_" + std::to_string(hw) + "x" + std::to_string(hw) +
-           "_k" + std::to_string(k) + "_" + std::to_string(r) + "x" + std::to_string(r) +
-           (stride > 1 ? "_s" + std::to_string(stride) : "");
-  c.flops = 2.0 * ch * k * r * r * out * out;
+  c.name = std::string(groups == ch && groups > 1 ? "dwconv2d_c" : "conv2d_c") +
+           std::to_string(ch) + "_" + std::to_string(hw) + "x" + std::to_string(hw) + "_k" +
+           std::to_string(k) + "_" + std::to_string(r) + "x" + std::to_string(r) +
+           (stride > 1 ? "_s" + std::to_string(stride) : "") +
+           (groups > 1 && groups != ch ? "_g" + std::to_string(groups) : "") +
+           (dilation > 1 ? "_d" + std::to_string(dilation) : "");
+  c.flops = 2.0 * ch / groups * k * r * r * out * out;
   c.op = "Conv";
   c.input_shape = {1, ch, hw, hw};
-  c.weight_shape = {k, ch, r, r};
+  c.weight_shape = {k, ch / groups, r, r};
   c.output_shape = {1, k, out, out};
   c.attributes = {{"pads", graph::Attribute::of_ints({pad, pad, pad, pad})},
-                  {"strides", graph::Attribute::of_ints({stride, stride})}};
+                  {"strides", graph::Attribute::of_ints({stride, stride})},
+                  {"group", graph::Attribute::of_int(groups)},
+                  {"dilations", graph::Attribute::of_ints({dilation, dilation})}};
   c.anchor = [=](const Floats& x, const Floats& w) {
-    return onednn_conv2d(1, ch, hw, hw, k, r, r, stride, pad, x, w);
+    return onednn_conv2d({1, ch, hw, hw, k, r, r, stride, pad, groups, dilation}, x, w);
   };
   return c;
 }
 
-/// The matmuls of BERT-base and a square one; the convolutions of ResNet-18.
+/// The matmuls of BERT-base and a square one; the convolutions of ResNet-18; grouped,
+/// depthwise and dilated convolutions of the model zoo (ResNeXt-50, RegNetY-400MF,
+/// EfficientNet-B0, LR-ASPP).
 std::vector<Case> all_cases() {
   return {matmul_case(1024, 1024, 1024),      matmul_case(128, 768, 768),
           matmul_case(128, 3072, 768),        conv2d_case(3, 224, 64, 7, 2, 3),
@@ -236,7 +246,10 @@ std::vector<Case> all_cases() {
           conv2d_case(64, 56, 128, 1, 2, 0),  conv2d_case(128, 28, 128, 3, 1, 1),
           conv2d_case(128, 28, 256, 3, 2, 1), conv2d_case(128, 28, 256, 1, 2, 0),
           conv2d_case(256, 14, 256, 3, 1, 1), conv2d_case(256, 14, 512, 3, 2, 1),
-          conv2d_case(256, 14, 512, 1, 2, 0), conv2d_case(512, 7, 512, 3, 1, 1)};
+          conv2d_case(256, 14, 512, 1, 2, 0), conv2d_case(512, 7, 512, 3, 1, 1),
+          conv2d_case(128, 56, 128, 3, 1, 1, 32),  conv2d_case(512, 14, 512, 3, 1, 1, 32),
+          conv2d_case(208, 14, 208, 3, 1, 1, 26),  conv2d_case(96, 112, 96, 3, 2, 1, 96),
+          conv2d_case(240, 28, 240, 5, 1, 2, 240), conv2d_case(672, 14, 672, 5, 1, 4, 672, 2)};
 }
 
 struct Options {

@@ -75,21 +75,29 @@ std::unique_ptr<Anchor> onednn_matmul(int64_t m, int64_t n, int64_t k, const Flo
                                            pd.dst_desc(), c_md);
 }
 
-std::unique_ptr<Anchor> onednn_conv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
-                                      int64_t r, int64_t s, int64_t stride, int64_t pad,
-                                      const Floats& data, const Floats& weight) {
+std::unique_ptr<Anchor> onednn_conv2d(const ConvGeometry& g, const Floats& data,
+                                      const Floats& weight) {
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  int64_t oh = (h + 2 * pad - r) / stride + 1;
-  int64_t ow = (w + 2 * pad - s) / stride + 1;
-  dnnl::memory::desc src_plain({n, c, h, w}, dt::f32, tag::nchw);
-  dnnl::memory::desc src_any({n, c, h, w}, dt::f32, tag::any);
-  dnnl::memory::desc wei_plain({k, c, r, s}, dt::f32, tag::oihw);
-  dnnl::memory::desc wei_any({k, c, r, s}, dt::f32, tag::any);
-  dnnl::memory::desc dst_any({n, k, oh, ow}, dt::f32, tag::any);
-  dnnl::memory::desc dst_plain({n, k, oh, ow}, dt::f32, tag::nchw);
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                       dnnl::algorithm::convolution_direct, src_any, wei_any,
-                                       dst_any, {stride, stride}, {pad, pad}, {pad, pad});
+  int64_t oh = (g.h + 2 * g.pad - (g.r - 1) * g.dilation - 1) / g.stride + 1;
+  int64_t ow = (g.w + 2 * g.pad - (g.s - 1) * g.dilation - 1) / g.stride + 1;
+  dnnl::memory::desc src_plain({g.n, g.c, g.h, g.w}, dt::f32, tag::nchw);
+  dnnl::memory::desc src_any({g.n, g.c, g.h, g.w}, dt::f32, tag::any);
+  // Grouped weights are [G][K/G][C/G][R][S] to oneDNN: the same bytes as OIHW [K][C/G][R][S].
+  dnnl::memory::dims wei_dims = {g.k, g.c, g.r, g.s};
+  tag wei_tag = tag::oihw;
+  if (g.groups > 1) {
+    wei_dims = {g.groups, g.k / g.groups, g.c / g.groups, g.r, g.s};
+    wei_tag = tag::goihw;
+  }
+  dnnl::memory::desc wei_plain(wei_dims, dt::f32, wei_tag);
+  dnnl::memory::desc wei_any(wei_dims, dt::f32, tag::any);
+  dnnl::memory::desc dst_any({g.n, g.k, oh, ow}, dt::f32, tag::any);
+  dnnl::memory::desc dst_plain({g.n, g.k, oh, ow}, dt::f32, tag::nchw);
+  // oneDNN counts dilation from 0 (adjacent taps).
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, wei_any,
+      dst_any, {g.stride, g.stride}, {g.dilation - 1, g.dilation - 1}, {g.pad, g.pad},
+      {g.pad, g.pad});
   dnnl::convolution_forward::primitive_desc pd(desc, eng);
   return std::make_unique<PrimitiveAnchor>(eng, dnnl::convolution_forward(pd),
                                            make_memory(src_plain, eng, data), pd.src_desc(),

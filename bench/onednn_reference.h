@@ -25,12 +25,17 @@ std::unique_ptr<Anchor> onednn_matmul(int64_t m, int64_t n, int64_t k,
                                       const ops::reference::Floats& a,
                                       const ops::reference::Floats& b);
 
-/// conv2d of NCHW data [N,C,H,W] with OIHW weights [K,C,R,S]; source, weights and
-/// destination in the layouts oneDNN prefers (format any), reordered outside the timing;
-/// output() gives NCHW.
-std::unique_ptr<Anchor> onednn_conv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
-                                      int64_t r, int64_t s, int64_t stride, int64_t pad,
-                                      const ops::reference::Floats& data,
+/// The shape of a 2-d convolution: data [N,C,H,W], weights [K,C/groups,R,S].
+struct ConvGeometry {
+  int64_t n, c, h, w, k, r, s, stride, pad;
+  int64_t groups = 1;    ///< C for a depthwise convolution
+  int64_t dilation = 1;  ///< spacing of the taps (1: adjacent)
+};
+
+/// conv2d of NCHW data with OIHW weights (grouped: [K, C/groups, R, S]); source, weights
+/// and destination in the layouts oneDNN prefers (format any), reordered outside the
+/// timing; output() gives NCHW.
+std::unique_ptr<Anchor> onednn_conv2d(const ConvGeometry& g, const ops::reference::Floats& data,
                                       const ops::reference::Floats& weight);
 
 /// Sets oneDNN's (OpenMP's) thread count.
