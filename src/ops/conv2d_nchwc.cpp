@@ -138,8 +138,8 @@ bool grouped_conv_fits(int64_t groups, int64_t in_per_group, int64_t out_per_gro
   return out_per_group % block == 0 && in_per_group % in_block == 0;
 }
 
-int64_t default_conv_tile_kb(int64_t blocks, bool depthwise) {
-  if (depthwise) return 1;
+int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input) {
+  if (unshared_input) return 1;
   for (int64_t t : {4, 2})
     if (blocks % t == 0) return t;
   return 1;
@@ -181,6 +181,10 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
   bool depthwise = packed.ndim() == 4;
+  // Grouped: each output block reduces over fewer input blocks than the data holds, and
+  // output blocks side by side read different ones.
+  bool grouped = !depthwise && padded.ndim() == 5 &&
+                 *ir::as_const_int(packed.shape()[1]) < *ir::as_const_int(padded.shape()[1]);
   int64_t block = *ir::as_const_int(out.shape()[4]);
   int64_t vectors = std::max<int64_t>(1, block / target_float_lanes());
   te::Tensor acc = s.cache_write(out, "local");
@@ -194,7 +198,8 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
   int64_t tile_kb = config.tile_kb > 0
                         ? config.tile_kb
-                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), depthwise);
+                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]),
+                                               depthwise || grouped);
   int64_t tile_ow = config.tile_ow > 0
                         ? config.tile_ow
                         : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors * tile_kb);
