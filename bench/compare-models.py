@@ -6,7 +6,7 @@ usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1
            [--records DB]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
-test_data_set_0/input_0.pb). For each model and thread count, the three are timed one after
+test_data_set_0/input_<i>.pb, one per model input). For each model and thread count, the three are timed one after
 the other in the same run on the same input: tessel through `tessel compile` (once per model,
 into DIR/<model>.so) and `tessel bench` on that library (a subprocess, whose last line
 `<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX Runtime's
@@ -62,9 +62,14 @@ def median_ms(run, warmup, runs):
     return statistics.median(times)
 
 
-def load_input(case_dir):
-    tensor = onnx.load_tensor(os.path.join(case_dir, "test_data_set_0", "input_0.pb"))
-    return onnx.numpy_helper.to_array(tensor)
+def load_inputs(case_dir):
+    """The case's inputs (test_data_set_0/input_<i>.pb), in order."""
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    inputs = []
+    while os.path.exists(os.path.join(data_dir, f"input_{len(inputs)}.pb")):
+        tensor = onnx.load_tensor(os.path.join(data_dir, f"input_{len(inputs)}.pb"))
+        inputs.append(onnx.numpy_helper.to_array(tensor))
+    return inputs
 
 
 def compile_tessel(tessel, case_dir, records=None, threads=None):
@@ -122,7 +127,7 @@ def top3_share(tessel, library):
     return sum(sorted((float(m.group(1)) for m in rows), reverse=True)[:3])
 
 
-def time_ort(case_dir, example, threads, warmup, runs):
+def time_ort(case_dir, examples, threads, warmup, runs):
     try:
         import onnxruntime
     except ImportError:
@@ -134,11 +139,11 @@ def time_ort(case_dir, example, threads, warmup, runs):
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = onnxruntime.InferenceSession(os.path.join(case_dir, "model.onnx"), options,
                                            providers=["CPUExecutionProvider"])
-    feed = {session.get_inputs()[0].name: example}
+    feed = {i.name: x for i, x in zip(session.get_inputs(), examples)}
     return median_ms(lambda: session.run(None, feed), warmup, runs), None
 
 
-def time_torch(name, case_dir, example, threads, warmup, runs):
+def time_torch(name, case_dir, examples, threads, warmup, runs):
     try:
         import torch
         import tessel_models
@@ -148,14 +153,14 @@ def time_torch(name, case_dir, example, threads, warmup, runs):
         return None, f"no PyTorch builder for '{name}'"
     torch.set_num_threads(threads)
     model, _ = tessel_models.build(name)
-    x = torch.from_numpy(example.copy())
+    xs = [torch.from_numpy(x.copy()) for x in examples]
     with torch.no_grad():
         # The rebuilt module must be the exported one: check it against the stored output.
         expected = onnx.numpy_helper.to_array(
             onnx.load_tensor(os.path.join(case_dir, "test_data_set_0", "output_0.pb")))
-        if not numpy.allclose(model(x).numpy(), expected, rtol=1e-3, atol=1e-4):
+        if not numpy.allclose(model(*xs).numpy(), expected, rtol=1e-3, atol=1e-4):
             return None, f"rebuilt PyTorch '{name}' does not match the exported output"
-        return median_ms(lambda: model(x), warmup, runs), None
+        return median_ms(lambda: model(*xs), warmup, runs), None
 
 
 def fmt(value, digits=2):
@@ -206,7 +211,7 @@ def main():
     notes = set()
     for name in names:
         case_dir = os.path.join(args.dir, name)
-        example = load_input(case_dir)
+        examples = load_inputs(case_dir)
         library, why = compile_tessel(args.tessel, case_dir)
         kernels, layout_changes = compile_tessel.stats
         top3 = top3_share(args.tessel, library) if library else None
@@ -223,8 +228,8 @@ def main():
                 lambda: time_tessel(args.tessel, library, threads) if library else (None, why),
                 lambda: (time_tessel(args.tessel, tuned_library, threads) if tuned_library
                          else (None, tuned_why)),
-                lambda: time_ort(case_dir, example, threads, args.warmup, args.runs),
-                lambda: time_torch(name, case_dir, example, threads, args.warmup, args.runs),
+                lambda: time_ort(case_dir, examples, threads, args.warmup, args.runs),
+                lambda: time_torch(name, case_dir, examples, threads, args.warmup, args.runs),
             ]
             rounds = [[engine() for engine in engines] for _ in range(args.rounds)]
             for results in rounds:

@@ -3,9 +3,9 @@
 
 usage: scripts/export-models.py --out DIR [--models a,b,...] [--force]
 
-Each model becomes DIR/<model>/model.onnx plus DIR/<model>/test_data_set_0/{input_0,output_0}.pb
-(the ONNX backend test layout, so `tessel test-onnx DIR/<model>` checks it), holding a random
-input and PyTorch's output. Weights are random with a fixed seed; nothing is downloaded.
+Each model becomes DIR/<model>/model.onnx plus DIR/<model>/test_data_set_0/{input_<i>,output_0}.pb
+(the ONNX backend test layout, so `tessel test-onnx DIR/<model>` checks it), holding random
+inputs (one per model input, input_0 ... in order) and PyTorch's output. Weights are random with a fixed seed; nothing is downloaded.
 Models already exported are skipped unless --force. Needs Debian's python3-torch,
 python3-torchvision and python3-onnx; when onnxruntime is importable (.venv), the export is
 also checked against ONNX Runtime.
@@ -30,35 +30,38 @@ def write_tensor(path, array):
         f.write(onnx.numpy_helper.from_array(array).SerializeToString())
 
 
-def ort_max_diff(model_path, input_array, expected):
+def ort_max_diff(model_path, input_arrays, expected):
     """Largest |ORT - PyTorch| on the exported model, or None without onnxruntime."""
     try:
         import onnxruntime
     except ImportError:
         return None
     session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
-    feed = {session.get_inputs()[0].name: input_array}
+    feed = {i.name: a for i, a in zip(session.get_inputs(), input_arrays)}
     actual = session.run(None, feed)[0]
     return float(abs(actual - expected).max())
 
 
 def export(name, out_dir):
     model, example = tessel_models.build(name)
+    examples = example if isinstance(example, tuple) else (example,)
     case_dir = os.path.join(out_dir, name)
     data_dir = os.path.join(case_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
     model_path = os.path.join(case_dir, "model.onnx")
     # Exported with autograd enabled: under no_grad, nn.TransformerEncoder takes a fused fast
     # path that the exporter cannot trace.
-    torch.onnx.export(model, (example,), model_path, opset_version=OPSET,
-                      input_names=["input"], output_names=["output"], do_constant_folding=True)
+    names = ["input"] if len(examples) == 1 else [f"input_{i}" for i in range(len(examples))]
+    torch.onnx.export(model, examples, model_path, opset_version=OPSET,
+                      input_names=names, output_names=["output"], do_constant_folding=True)
     with torch.no_grad():
-        expected = model(example).numpy()
+        expected = model(*examples).numpy()
     onnx.checker.check_model(model_path)
-    write_tensor(os.path.join(data_dir, "input_0.pb"), example.numpy())
+    for i, x in enumerate(examples):
+        write_tensor(os.path.join(data_dir, f"input_{i}.pb"), x.numpy())
     write_tensor(os.path.join(data_dir, "output_0.pb"), expected)
     ops = sorted({node.op_type for node in onnx.load(model_path).graph.node})
-    return model_path, expected, example.numpy(), ops
+    return model_path, expected, [x.numpy() for x in examples], ops
 
 
 def main():
@@ -79,12 +82,12 @@ def main():
             print(f"{name}: exists, skipped")
             continue
         start = time.perf_counter()
-        model_path, expected, example, ops = export(name, args.out)
+        model_path, expected, inputs, ops = export(name, args.out)
         seconds = time.perf_counter() - start
         size_mb = os.path.getsize(model_path) / 2**20
         line = (f"{name}: {seconds:.1f} s, {size_mb:.1f} MiB, output {list(expected.shape)} "
                 f"max|y| {abs(expected).max():.3g}, ops {','.join(ops)}")
-        diff = ort_max_diff(model_path, example, expected)
+        diff = ort_max_diff(model_path, inputs, expected)
         if diff is not None:
             line += f", max|ORT - torch| {diff:.3g}"
         print(line, flush=True)

@@ -97,7 +97,8 @@ def _ids_input(seq=128, vocab=30522):
     return torch.randint(0, vocab, (1, seq), dtype=torch.int64)
 
 
-# name -> (builder, input maker)
+# name -> (builder, input maker); a model of several inputs has an input maker that returns
+# a tuple of them, in the model's order.
 MODELS = {
     "squeezenet1_1": (_torchvision("squeezenet1_1"), _image_input),
     "mobilenet_v2": (_torchvision("mobilenet_v2"), _image_input),
