@@ -6,22 +6,22 @@ usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1
            [--records DB]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
-test_data_set_0/input_<i>.pb, one per model input). For each model and thread count, the three are timed one after
-the other in the same run on the same input: tessel through `tessel compile` (once per model,
-into DIR/<model>.so) and `tessel bench` on that library (a subprocess, whose last line
-`<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX Runtime's
-CPU provider (all graph optimisations, sequential, intra-op threads N), and the PyTorch module
-rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT and PyTorch take
-warm-up runs, then the median of the timed runs; tessel bench picks its own counts. A side that
-is unavailable (no onnxruntime, no torch, no tessel binary or no `bench` command yet) shows as
-n/a. Each model and thread count is timed in --rounds rounds (default 3), every side once
-per round; the table gives the medians and the medians of the per-round ratios. With --records, each model is also compiled with those tuning records for each thread
-count (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library.
-Each row also gives the untuned library's distinct kernels and layout changes per inference
-(from `tessel compile`) and the time share of its three slowest kernels (from `tessel
-bench`'s per-kernel profile at one thread).
-Prints a markdown table whose footer gives the load average: on a shared machine,
-multi-threaded times suffer most.
+test_data_set_0/input_<i>.pb, one per model input). For each model and thread count, the three
+are timed one after the other in the same run on the same input: tessel through `tessel
+compile` (once per model, into DIR/<model>.so) and `tessel bench` on that library (a
+subprocess, whose last line `<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX
+Runtime's CPU provider (all graph optimisations, sequential, intra-op threads N), and the
+PyTorch module rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT
+and PyTorch take warm-up runs, then the median of the timed runs; tessel bench picks its own
+counts. A side that is unavailable (no onnxruntime, no torch, no tessel binary or no `bench`
+command yet) shows as n/a. Each model and thread count is timed in --rounds rounds (default 3),
+every side once per round; the table gives the medians and the medians of the per-round ratios.
+With --records, each model is also compiled with those tuning records for each thread count
+(DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library. Each row also
+gives the untuned library's distinct kernels and layout changes per inference (from `tessel
+compile`) and the time share of its three slowest kernels (from `tessel bench`'s per-kernel
+profile at one thread). Prints a markdown table whose footer gives the load average: on a
+shared machine, multi-threaded times suffer most.
 """
 import argparse
 import os

@@ -5,7 +5,8 @@ usage: scripts/export-models.py --out DIR [--models a,b,...] [--force]
 
 Each model becomes DIR/<model>/model.onnx plus DIR/<model>/test_data_set_0/{input_<i>,output_0}.pb
 (the ONNX backend test layout, so `tessel test-onnx DIR/<model>` checks it), holding random
-inputs (one per model input, input_0 ... in order) and PyTorch's output. Weights are random with a fixed seed; nothing is downloaded.
+inputs (one per model input, input_0 ... in order) and PyTorch's output. Weights are random
+with a fixed seed; nothing is downloaded.
 Models already exported are skipped unless --force. Needs Debian's python3-torch,
 python3-torchvision and python3-onnx; when onnxruntime is importable (.venv), the export is
 also checked against ONNX Runtime.

@@ -63,9 +63,9 @@ struct Conv2dNchwcConfig {
 
 /// Blocks of output channels per register tile when the knob is not set: the largest of 4
 /// and 2 that divides the `blocks` of the output (1 when the blocks share no input: a
-/// depthwise or grouped convolution). With several blocks, each broadcast input element feeds as many
-/// FMAs: 4 blocks x 6 columns load 10 operands per 24 FMAs where 1 block x 24 columns load
-/// 25, and the load ports, not the FMA units, set the pace.
+/// depthwise or grouped convolution). With several blocks, each broadcast input element
+/// feeds as many FMAs: 4 blocks x 6 columns load 10 operands per 24 FMAs where 1 block x 24
+/// columns load 25, and the load ports, not the FMA units, set the pace.
 int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input);
 
 /// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1" or

@@ -29,7 +29,9 @@ int64_t block_for(int64_t channels, int64_t pixels) {
 }
 
 /// block_for a 4-d NCHW shape.
-int64_t block_for(const std::vector<int64_t>& nchw) { return block_for(nchw[1], nchw[2] * nchw[3]); }
+int64_t block_for(const std::vector<int64_t>& nchw) {
+  return block_for(nchw[1], nchw[2] * nchw[3]);
+}
 
 bool is_onnx(const graph::Node& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
 

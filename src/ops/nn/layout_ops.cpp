@@ -2,9 +2,9 @@
 // passes::convert_conv_layout:
 //  - LayoutToNCHWc (block x): [N, C, H, W] -> [N, ceil(C/x), H, W, x], padding channels zero;
 //  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
-//  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups): a 2-d float32 convolution from NCHW or
-//    NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an optional bias [K]; its
-//    padding channels are zero.
+//  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups): a 2-d float32
+//    convolution from NCHW or NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an
+//    optional bias [K]; its padding channels are zero.
 #include "ops/conv2d_nchwc.h"
 #include "ops/cpu_features.h"
 #include "ops/nn/conv.h"

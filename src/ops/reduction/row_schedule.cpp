@@ -34,7 +34,9 @@ TuningSpace rows_tuning_space(const std::string& template_name, const std::vecto
     (static_cast<int64_t>(d) < row_axes ? rows : row_length) *= shape[d];
   if (row_axes == 0 || rows <= 1) return {};
   TuningSpace space{template_name, {}};
-  space.knobs.push_back({"vector_factor", values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / target_float_lanes()))});
+  space.knobs.push_back(
+      {"vector_factor",
+       values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / target_float_lanes()))});
   space.knobs.push_back({"row_block", values_up_to({1, 2, 4, 8, 16}, rows)});
   return space;
 }

@@ -176,8 +176,9 @@ TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3})}, conv_attrs(1));
   graph::Value* silu = t.op("Mul", "silu", {a, t.op("Sigmoid", "gate", {a})});
   graph::Value* pooled = t.op("GlobalAveragePool", "pooled", {silu});
-  graph::Value* squeezed = t.op(
-      "Relu", "squeezed", {t.op("Conv", "reduce", {pooled, t.random("w2", {4, 16, 1, 1})}, conv_attrs(0))});
+  graph::Value* reduced =
+      t.op("Conv", "reduce", {pooled, t.random("w2", {4, 16, 1, 1})}, conv_attrs(0));
+  graph::Value* squeezed = t.op("Relu", "squeezed", {reduced});
   graph::Value* scale = t.op(
       "Sigmoid", "scale",
       {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 4, 1, 1})}, conv_attrs(0))});
@@ -308,6 +309,28 @@ TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
   std::string message = error_of([&] { infer_types(t.g); });
   EXPECT_NE(message.find("'channels' is 17"), std::string::npos) << message;
   EXPECT_NE(message.find("back"), std::string::npos) << message;
+}
+
+TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
+  // 4 groups of 6 output channels: a block of 8 would mix groups with partial ones.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 1, 5, 5, 8});
+  graph::Node& node = *t.g.add_node([&] {
+    graph::Node n;
+    n.name = "grouped";
+    n.op_type = "Conv2dNCHWc";
+    n.domain = "tessel";
+    n.opset = 1;
+    n.attributes = {{"block", Attribute::of_int(8)}, {"groups", Attribute::of_int(4)}};
+    n.inputs = {x, t.random("w", {24, 2, 3, 3})};
+    n.outputs = {t.g.add_value("y", {})};
+    return n;
+  }());
+  t.output(node.outputs[0]);
+  std::string message = error_of([&] { infer_types(t.g); });
+  EXPECT_NE(message.find("4 groups of weight [24, 2, 3, 3] do not fit"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("grouped"), std::string::npos) << message;
 }
 
 }  // namespace
