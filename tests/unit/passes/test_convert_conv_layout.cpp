@@ -291,22 +291,27 @@ TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
   EXPECT_EQ(text.find("NCHWc"), std::string::npos) << text;
 }
 
+/// The message infer_types gives for one tessel-domain node `op` (named `name`) of
+/// `attributes` on `inputs`, its output a graph output.
+std::string error_of_tessel_node(TestGraph& t, const std::string& name, const std::string& op,
+                                 Attributes attributes, std::vector<graph::Value*> inputs) {
+  graph::Node n;
+  n.name = name;
+  n.op_type = op;
+  n.domain = "tessel";
+  n.opset = 1;
+  n.attributes = std::move(attributes);
+  n.inputs = std::move(inputs);
+  n.outputs = {t.g.add_value("y", {})};
+  t.output(t.g.add_node(std::move(n))->outputs[0]);
+  return error_of([&] { infer_types(t.g); });
+}
+
 TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
   TestGraph t;
-  graph::Value* x = t.input("x", {1, 2, 3, 3, 8});
-  graph::Node& node = *t.g.add_node([&] {
-    graph::Node n;
-    n.name = "back";
-    n.op_type = "LayoutFromNCHWc";
-    n.domain = "tessel";
-    n.opset = 1;
-    n.attributes = {{"channels", Attribute::of_int(17)}};
-    n.inputs = {x};
-    n.outputs = {t.g.add_value("y", {})};
-    return n;
-  }());
-  t.output(node.outputs[0]);
-  std::string message = error_of([&] { infer_types(t.g); });
+  std::string message =
+      error_of_tessel_node(t, "back", "LayoutFromNCHWc", {{"channels", Attribute::of_int(17)}},
+                           {t.input("x", {1, 2, 3, 3, 8})});
   EXPECT_NE(message.find("'channels' is 17"), std::string::npos) << message;
   EXPECT_NE(message.find("back"), std::string::npos) << message;
 }
@@ -314,20 +319,10 @@ TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
 TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
   // 4 groups of 6 output channels: a block of 8 would mix groups with partial ones.
   TestGraph t;
-  graph::Value* x = t.input("x", {1, 1, 5, 5, 8});
-  graph::Node& node = *t.g.add_node([&] {
-    graph::Node n;
-    n.name = "grouped";
-    n.op_type = "Conv2dNCHWc";
-    n.domain = "tessel";
-    n.opset = 1;
-    n.attributes = {{"block", Attribute::of_int(8)}, {"groups", Attribute::of_int(4)}};
-    n.inputs = {x, t.random("w", {24, 2, 3, 3})};
-    n.outputs = {t.g.add_value("y", {})};
-    return n;
-  }());
-  t.output(node.outputs[0]);
-  std::string message = error_of([&] { infer_types(t.g); });
+  std::string message = error_of_tessel_node(
+      t, "grouped", "Conv2dNCHWc",
+      {{"block", Attribute::of_int(8)}, {"groups", Attribute::of_int(4)}},
+      {t.input("x", {1, 1, 5, 5, 8}), t.random("w", {24, 2, 3, 3})});
   EXPECT_NE(message.find("4 groups of weight [24, 2, 3, 3] do not fit"), std::string::npos)
       << message;
   EXPECT_NE(message.find("grouped"), std::string::npos) << message;
