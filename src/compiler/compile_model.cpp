@@ -9,6 +9,7 @@
 
 #include "codegen/llvm/jit.h"
 #include "codegen/llvm/target.h"
+#include "compiler/concat_views.h"
 #include "compiler/group_kernel.h"
 #include "compiler/memory_plan.h"
 #include "driver/export_model.h"
@@ -67,6 +68,12 @@ class TensorTable {
     return id;
   }
 
+  /// The tensor of `value`, or -1 when nothing uses it.
+  int find(const graph::Value& value) const {
+    auto found = ids_.find(&value);
+    return found == ids_.end() ? -1 : found->second;
+  }
+
   /// A scratch tensor for an output the graph omits.
   int scratch(const graph::TensorType& type) {
     return add("scratch" + std::to_string(plan_.tensors.size()), type, runtime::Storage::Arena);
@@ -102,23 +109,34 @@ class TensorTable {
   std::vector<std::shared_ptr<const runtime::NDArray>> weights_;
 };
 
-/// Places the arena tensors: each lives from the step writing it to its last reader (the
-/// graph's outputs to the end).
+/// A tensor that lives inside another's buffer: the other's id and the byte offset.
+struct TensorSlice {
+  int buffer = -1;
+  int64_t byte_offset = 0;
+};
+
+/// Places the arena tensors: each buffer lives from the first step touching it to its last
+/// reader (the graph's outputs to the end); a slice keeps its buffer alive as long as it
+/// is used, and takes no memory of its own.
 void place_activations(runtime::ModelPlan& plan, const std::vector<int>& in_place_of_step,
-                       CompileStats& stats) {
+                       const std::vector<TensorSlice>& slices, CompileStats& stats) {
   std::vector<int> first(plan.tensors.size(), -1), last(plan.tensors.size(), -1);
   int end = static_cast<int>(plan.steps.size());
-  for (int s = 0; s < end; ++s)
-    for (int id : plan.steps[s].args) {
-      if (first[id] < 0) first[id] = s;
-      last[id] = s;
+  auto touch = [&](int id, int step) {
+    int owner = slices[id].buffer >= 0 ? slices[id].buffer : id;
+    for (int t : {id, owner}) {
+      if (first[t] < 0 || step < first[t]) first[t] = step;
+      last[t] = std::max(last[t], step);
     }
-  for (int id : plan.outputs) last[id] = end;
+  };
+  for (int s = 0; s < end; ++s)
+    for (int id : plan.steps[s].args) touch(id, s);
+  for (int id : plan.outputs) touch(id, end);
   std::vector<int> buffer_of(plan.tensors.size(), -1);
   std::vector<int> tensor_of_buffer;
   std::vector<BufferRequest> requests;
   for (size_t id = 0; id < plan.tensors.size(); ++id) {
-    if (plan.tensors[id].storage != runtime::Storage::Arena) continue;
+    if (plan.tensors[id].storage != runtime::Storage::Arena || slices[id].buffer >= 0) continue;
     BufferRequest request;
     request.bytes = plan.tensors[id].nbytes();
     request.first_step = std::max(first[id], 0);
@@ -130,7 +148,7 @@ void place_activations(runtime::ModelPlan& plan, const std::vector<int>& in_plac
   for (int s = 0; s < end; ++s) {
     if (in_place_of_step[s] < 0) continue;
     // in_place_of_step holds the tensor id of the input; a kernel that may run in place has
-    // one output, its last argument.
+    // one output, its last argument. A slice has no buffer of its own to hand over.
     int input = in_place_of_step[s];
     const runtime::PlanStep& step = plan.steps[s];
     int output = step.args.back();
@@ -140,6 +158,9 @@ void place_activations(runtime::ModelPlan& plan, const std::vector<int>& in_plac
   MemoryPlan memory = plan_memory(requests, kAlignment);
   for (size_t b = 0; b < requests.size(); ++b)
     plan.tensors[tensor_of_buffer[b]].offset = memory.offsets[b];
+  for (size_t id = 0; id < plan.tensors.size(); ++id)
+    if (slices[id].buffer >= 0)
+      plan.tensors[id].offset = plan.tensors[slices[id].buffer].offset + slices[id].byte_offset;
   plan.arena_bytes = memory.arena_bytes;
   plan.intermediate_bytes = memory.total_bytes;
   stats.in_place = memory.in_place;
@@ -166,6 +187,7 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
   plan.num_threads = options.num_threads;
   TensorTable table(graph, plan);
   model.groups = fuse_operators(graph, options.fusion);
+  ConcatViews views = plan_concat_views(model.groups, kAlignment);
   model.stats.nodes = graph.nodes().size();
 
   std::map<std::string, std::string> kernel_of_key;
@@ -175,6 +197,10 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
   std::vector<int> in_place_of_step;
   for (size_t g = 0; g < model.groups.size(); ++g) {
     const FusedGroup& group = model.groups[g];
+    if (views.in_place_groups.count(g)) {
+      ++model.stats.concats_in_place;
+      continue;
+    }
     GroupKernel kernel = build_group_kernel(group, fold_cache);
     bool any_elements = false;
     for (size_t k = kernel.num_inputs; k < kernel.arg_values.size(); ++k)
@@ -209,7 +235,13 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
     plan.steps.push_back(std::move(step));
   }
   for (const graph::Value* out : graph.outputs()) plan.outputs.push_back(table.of(*out));
-  place_activations(plan, in_place_of_step, model.stats);
+  std::vector<std::pair<int, TensorSlice>> placed;
+  for (const auto& [value, slice] : views.slices)
+    if (int id = table.find(*value); id >= 0)
+      placed.push_back({id, {table.of(*slice.buffer), slice.byte_offset}});
+  std::vector<TensorSlice> slices(plan.tensors.size());
+  for (const auto& [id, slice] : placed) slices[id] = slice;
+  place_activations(plan, in_place_of_step, slices, model.stats);
   model.weights = table.weights();
   model.stats.kernel_launches = plan.steps.size();
   model.stats.unique_kernels = model.kernels.size();

@@ -65,6 +65,7 @@ struct CompileStats {
   size_t unique_kernels = 0;  ///< distinct kernels (equal groups share one)
   int in_place = 0;           ///< buffers that took the memory of their input
   int layout_changes = 0;     ///< layout changes run (to and from NCHW[x]c), fused or alone
+  int concats_in_place = 0;   ///< concatenations whose inputs were computed in their place
 };
 
 struct CompiledModel {

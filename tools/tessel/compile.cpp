@@ -37,7 +37,8 @@ int run_compile(const std::vector<std::string>& args) {
   std::cout << "wrote " << output << " ("
             << std::filesystem::file_size(output) / (1024.0 * 1024.0) << " MiB): "
             << model.plan.steps.size() << " kernel launches, " << model.kernels.size()
-            << " kernels, " << model.stats.layout_changes << " layout changes; "
+            << " kernels, " << model.stats.layout_changes << " layout changes, "
+            << model.stats.concats_in_place << " concatenations in place; "
             << compiler::describe_memory(model.plan) << "; compiled in "
             << seconds << " s\n";
   return 0;

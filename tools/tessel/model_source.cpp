@@ -142,7 +142,8 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
   if (verbose)
     std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
               << " kernel launches (" << model.stats.unique_kernels << " distinct kernels, "
-              << model.stats.layout_changes << " layout changes); "
+              << model.stats.layout_changes << " layout changes, "
+              << model.stats.concats_in_place << " concatenations in place); "
               << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
               << " ms)\n";
   return model;

@@ -2,6 +2,7 @@
 // recorded as failed with their reason, and measuring goes on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -66,16 +67,22 @@ TEST(Measure, RelativeTimingCancelsTheMachinesDrift) {
 }
 
 TEST(Measure, TheDefaultScheduleRanksLikeItselfAsACandidate) {
+  // Its cost is its time over its own time just after, in units of the reference. Other
+  // tests share the machine, so a single repeat may land beside a busy neighbour: the
+  // median of several is what must agree.
   MatmulTask m;
-  Measurer measurer(m.task().kernel, quick());
+  MeasureOptions options = quick();
+  options.repeats = 9;
+  Measurer measurer(m.task().kernel, options);
   double reference = measurer.measure_default().mean_cost();
   std::vector<MeasureResult> results = measurer.measure({m.task().kernel->schedule});
   ASSERT_TRUE(results[0].ok()) << results[0].error;
-  // Its cost is its time over its own time just after, in units of the reference.
-  for (double c : results[0].costs) {
-    EXPECT_GT(c, reference / 2);
-    EXPECT_LT(c, reference * 2);
-  }
+  std::vector<double> costs = results[0].costs;
+  ASSERT_EQ(costs.size(), 9u);
+  std::nth_element(costs.begin(), costs.begin() + 4, costs.end());
+  double median = costs[4];
+  EXPECT_GT(median, reference / 2);
+  EXPECT_LT(median, reference * 2);
 }
 
 TEST(Measure, FlushingTheCachesTimesSingleRuns) {
