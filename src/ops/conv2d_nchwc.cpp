@@ -145,8 +145,13 @@ int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input) {
   return 1;
 }
 
+bool default_conv_pad_in_place(bool depthwise, int64_t stride) {
+  return depthwise && stride == 1;
+}
+
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
-                                      int64_t in_block, bool depthwise, bool pointwise) {
+                                      int64_t in_block, bool depthwise, bool pointwise,
+                                      bool padded) {
   TuningSpace space;
   space.template_name = depthwise   ? "conv2d_nchwc_depthwise"
                         : pointwise ? "conv2d_nchwc_1x1"
@@ -162,17 +167,20 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
   if (!depthwise && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
   space.knobs.push_back({"parallel_rows", {1, 0}});
   if (!depthwise && in_block > 1) space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
+  if (padded) space.knobs.push_back({"pad_in_place", {0, 1}});
   return space;
 }
 
-Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
+Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwcParams& p) {
   Conv2dNchwcConfig config;
+  config.pad_in_place = default_conv_pad_in_place(p.depthwise, p.stride);
   config.tile_ow = knobs.get("tile_ow", config.tile_ow);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.tile_oh = knobs.get("tile_oh", config.tile_oh);
   config.window_outer = knobs.get("window_outer", config.window_outer) != 0;
   config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
+  config.pad_in_place = knobs.get("pad_in_place", config.pad_in_place) != 0;
   return config;
 }
 
@@ -254,9 +262,13 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   s.vectorize(acc, "kk");
 
   if (!s.stage(padded).is_placeholder()) {
-    std::vector<std::string> pad_loops = s.stage(padded).leaves;
-    s.parallel(padded, s.fuse(padded, pad_loops[0], pad_loops[1]));
-    s.vectorize(padded, pad_loops.back());
+    if (config.pad_in_place) {
+      s.compute_inline(padded);
+    } else {
+      std::vector<std::string> pad_loops = s.stage(padded).leaves;
+      s.parallel(padded, s.fuse(padded, pad_loops[0], pad_loops[1]));
+      s.vectorize(padded, pad_loops.back());
+    }
   }
   // Packing, unless the compiler folded it (constant weights).
   if (!s.stage(packed).is_placeholder()) s.vectorize(packed, s.stage(packed).leaves.back());

@@ -184,8 +184,9 @@ OpDef nchwc_conv_def() {
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     te::Tensor conv = s.tensor(kConvStage);
-    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, nchwc_conv(ctx).output, outputs),
-                              conv2d_nchwc_config(ctx.knobs()));
+    NchwcConv shape = nchwc_conv(ctx);
+    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, shape.output, outputs),
+                              conv2d_nchwc_config(ctx.knobs(), shape.params));
     schedule_generic(s, outputs);
   };
   def.tuning_space = [](const OpContext& ctx) {
@@ -193,7 +194,8 @@ OpDef nchwc_conv_def() {
     std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
     int64_t vectors = std::max<int64_t>(1, conv.params.block / target_float_lanes());
     return conv2d_nchwc_tuning_space(conv.output, vectors, x.size() == 5 ? x[4] : 1,
-                                     conv.params.depthwise, w[2] == 1 && w[3] == 1);
+                                     conv.params.depthwise, w[2] == 1 && w[3] == 1,
+                                     conv.params.pad > 0);
   };
   return def;
 }

@@ -135,18 +135,9 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
   te::Tensor w = te::placeholder({p.k, wc, p.r, p.r}, ir::DataType::Float(32), "weight");
   te::Tensor y = ops::conv2d_nchwc(
       x, w, {p.stride, p.pad, p.block, p.depthwise, p.groups, p.dilation}, "conv");
-  schedule::Schedule s({y});
-  ops::schedule_conv2d_nchwc_cpu(s, y);
-  driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
-
   Floats data = ops::reference::random_values(p.c * p.hw * p.hw, 41);
   Floats weight = ops::reference::random_values(p.k * wc * p.r * p.r, 42);
   int64_t out_blocks = (p.k + p.block - 1) / p.block;
-  // Padding channels of blocked data hold zeros, as the layout guarantees.
-  std::vector<Floats> bufs = {
-      p.in_block == 0 ? data : to_blocks(data, p.c, p.hw * p.hw, p.in_block, 0.0f), weight,
-      Floats(out_blocks * out * out * p.block, -7.0f)};
-  kernel.run(pointers(bufs));
 
   // Depthwise and grouped: the full convolution by a weight that is zero outside each output
   // channel's group (depthwise: its own channel); dilated: by the kernel spread out, zeros
@@ -165,7 +156,22 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
   Floats expected = ops::reference::conv2d_nchw(data, full, 1, p.c, p.hw, p.hw, p.k, span, span,
                                                 p.stride, p.pad);
   Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
-  EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-5, 1e-5), 1.0);
+
+  // A padded copy of the input first, or the input read in place (borders zeroed).
+  for (bool pad_in_place : {false, true}) {
+    schedule::Schedule s({y});
+    ops::Conv2dNchwcConfig config;
+    config.pad_in_place = pad_in_place;
+    ops::schedule_conv2d_nchwc_cpu(s, y, {}, config);
+    driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
+    // Padding channels of blocked data hold zeros, as the layout guarantees.
+    std::vector<Floats> bufs = {
+        p.in_block == 0 ? data : to_blocks(data, p.c, p.hw * p.hw, p.in_block, 0.0f), weight,
+        Floats(out_blocks * out * out * p.block, -7.0f)};
+    kernel.run(pointers(bufs));
+    EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-5, 1e-5), 1.0)
+        << "pad in place: " << pad_in_place;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
