@@ -19,6 +19,15 @@ int64_t const_extent(const ir::Expr& extent) {
   return *value;
 }
 
+/// The vector width of a contraction whose innermost axis has `innermost` elements: the
+/// host's, or a narrower power of two that spans a shorter axis (the channels of a block of
+/// 8 under AVX-512).
+int64_t contraction_lanes(int64_t innermost) {
+  int64_t lanes = target_float_lanes();
+  if (innermost < lanes && innermost >= 4 && (innermost & (innermost - 1)) == 0) return innermost;
+  return lanes;
+}
+
 }  // namespace
 
 Operand Operand::of(const te::Tensor& tensor, std::optional<ir::DataType> dtype) {
@@ -83,8 +92,9 @@ bool has_stage(const schedule::Schedule& s, const std::string& name) {
 
 TuningSpace contraction_tuning_space(const std::string& template_name,
                                      const std::vector<int64_t>& output_shape) {
-  int64_t lanes = target_float_lanes();
-  if (output_shape.empty() || output_shape.back() < lanes) return {};
+  if (output_shape.empty()) return {};
+  int64_t lanes = contraction_lanes(output_shape.back());
+  if (output_shape.back() < lanes) return {};
   TuningSpace space{template_name, {}};
   int64_t rows = output_shape.size() >= 2 ? output_shape[output_shape.size() - 2] : 1;
   space.knobs.push_back({"tile_rows", values_up_to({1, 2, 3, 4, 6, 8}, rows)});
@@ -111,7 +121,7 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
   for (const ir::IterVar& iv : op.reduce_axis) work *= const_extent(iv.extent);
   std::vector<std::string> roots = stage.roots;
   const auto* reduce = op.bodies[0].as<ir::ReduceNode>();
-  int lanes = target_float_lanes();
+  int64_t lanes = contraction_lanes(innermost);
   bool unconditional = reduce && (!reduce->condition.defined() || ir::is_one(reduce->condition));
   bool vectorize = unconditional && tensor.dtype() == ir::DataType::Float(32) && innermost >= lanes;
   std::string outer = roots[0];
