@@ -67,7 +67,7 @@ StageFolding fold_constant_stages(
       continue;
     }
     if (op->num_outputs() != 1 || roots.count(op.get())) continue;
-    bool all_constant = !op->inputs.empty();
+    bool all_constant = true;  // a stage reading nothing (a table of indices) is constant
     int64_t read = 0;
     for (const te::Tensor& in : op->inputs) {
       auto found = constant_elements.find(in.op().get());

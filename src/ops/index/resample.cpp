@@ -1,6 +1,11 @@
 // Resampling of N-d tensors (see resample.h).
 #include "ops/index/resample.h"
 
+#include <algorithm>
+#include <functional>
+
+#include "te/dag.h"
+
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
 
@@ -113,6 +118,54 @@ Expr combine(const te::Tensor& x, const std::vector<std::vector<Tap>>& taps, siz
   return total;
 }
 
+/// The taps of one axis as tables over its output coordinates: stages that read nothing, so
+/// the compiler evaluates them once (compiler/fold_stages) and an output element reads its
+/// taps instead of computing them.
+struct AxisTables {
+  bool identity = true;
+  std::vector<te::Tensor> index, weight;  ///< per tap (weight undefined: the only tap)
+  te::Tensor outside;                     ///< TfCropAndResize: 1 where outside the input
+
+  std::vector<Tap> taps_at(const Var& x) const {
+    if (identity) return {{x, Expr()}};
+    std::vector<Tap> taps;
+    for (size_t t = 0; t < index.size(); ++t)
+      taps.push_back({index[t](x), weight[t].defined() ? weight[t](x) : Expr()});
+    return taps;
+  }
+};
+
+AxisTables tabulate(const ResampleSpec& spec, const ResampleAxis& axis, const std::string& prefix) {
+  AxisTables tables;
+  if (is_identity(spec, axis)) return tables;
+  tables.identity = false;
+  auto table = [&](const std::string& what, const std::function<Expr(const Var&)>& value_at) {
+    return te::compute({Expr(axis.out)}, [&](Var c) { return value_at(c); }, prefix + what,
+                       {"c"});
+  };
+  auto taps_at = [&](const Var& c, std::vector<Expr>& outside) {
+    return axis_taps(spec, axis, c, outside);
+  };
+  std::vector<Expr> unused;
+  std::vector<Tap> shape = taps_at(Var("c"), unused);
+  for (size_t t = 0; t < shape.size(); ++t) {
+    tables.index.push_back(table(".index" + std::to_string(t), [&](const Var& c) {
+      return taps_at(c, unused)[t].index;
+    }));
+    tables.weight.push_back(shape[t].weight.defined()
+                                ? table(".weight" + std::to_string(t),
+                                        [&](const Var& c) { return taps_at(c, unused)[t].weight; })
+                                : te::Tensor());
+  }
+  if (spec.coordinates == CoordinateMode::TfCropAndResize)
+    tables.outside = table(".outside", [&](const Var& c) {
+      std::vector<Expr> condition;
+      taps_at(c, condition);
+      return ir::cast(ir::DataType::Int(32), condition.at(0));
+    });
+  return tables;
+}
+
 }  // namespace
 
 Expr f64(double value) {
@@ -130,21 +183,66 @@ std::array<Expr, 4> cubic_weights(const Expr& r, double a) {
 }
 
 te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::string& name) {
-  std::vector<int64_t> out;
-  for (const ResampleAxis& axis : spec.axes) out.push_back(axis.out);
-  auto body = [&](const std::vector<Var>& p) {
-    std::vector<Expr> outside;
+  std::vector<AxisTables> tables;
+  std::vector<size_t> resampled;
+  for (size_t d = 0; d < spec.axes.size(); ++d) {
+    tables.push_back(tabulate(spec, spec.axes[d], name + ".axis" + std::to_string(d)));
+    if (!tables.back().identity) resampled.push_back(d);
+  }
+  // Linear and cubic resampling is separable: every resampled axis but the outermost is
+  // resampled into a float64 stage of its own, the innermost first (the sums a single pass
+  // would form innermost: the result is the same to the bit), so that only the small
+  // first stage gathers along rows and the others read whole rows.
+  te::Tensor source = x;
+  std::vector<int64_t> shape = static_shape(x);
+  bool separable = spec.interpolation != Interpolation::Nearest && resampled.size() >= 2;
+  auto taps_of = [&](const std::vector<Var>& p, const std::vector<size_t>& axes) {
     std::vector<std::vector<Tap>> taps;
-    for (size_t d = 0; d < p.size(); ++d)
-      taps.push_back(axis_taps(spec, spec.axes[d], p[d], outside));
+    for (size_t d = 0; d < p.size(); ++d) {
+      bool listed = std::find(axes.begin(), axes.end(), d) != axes.end();
+      taps.push_back(listed ? tables[d].taps_at(p[d]) : std::vector<Tap>{{p[d], Expr()}});
+    }
+    return taps;
+  };
+  for (size_t k = separable ? resampled.size() - 1 : 0; k >= 1; --k) {
+    size_t d = resampled[k];
+    shape[d] = spec.axes[d].out;
+    te::Tensor previous = source;
+    source = te::compute(
+        shape_exprs(shape),
+        [&](const std::vector<Var>& p) {
+          std::vector<std::vector<Tap>> taps = taps_of(p, {d});
+          std::vector<Expr> at(p.size());
+          return combine(previous, taps, 0, at);
+        },
+        name + ".axis" + std::to_string(d) + ".resampled");
+  }
+  std::vector<size_t> last = separable ? std::vector<size_t>{resampled[0]} : resampled;
+  auto body = [&](const std::vector<Var>& p) {
+    std::vector<std::vector<Tap>> taps = taps_of(p, last);
     std::vector<Expr> at(p.size());
-    Expr value = ir::cast(x.dtype(), combine(x, taps, 0, at));
-    if (outside.empty()) return value;
-    Expr any = outside[0];
-    for (size_t k = 1; k < outside.size(); ++k) any = any || outside[k];
+    Expr value = ir::cast(x.dtype(), combine(source, taps, 0, at));
+    Expr any;
+    for (size_t d = 0; d < p.size(); ++d)
+      if (tables[d].outside.defined()) {
+        Expr outside = tables[d].outside(p[d]) != 0;
+        any = any.defined() ? any || outside : outside;
+      }
+    if (!any.defined()) return value;
     return ir::select(any, ir::make_const(x.dtype(), spec.extrapolation), value);
   };
+  std::vector<int64_t> out;
+  for (const ResampleAxis& axis : spec.axes) out.push_back(axis.out);
   return te::compute(shape_exprs(out), body, name);
+}
+
+void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs) {
+  const std::string suffix = ".resampled";
+  for (const te::Operation& op : te::topological_order(outputs))
+    if (op->name.size() > suffix.size() &&
+        op->name.compare(op->name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      schedule_generic(s, {op->output(0)});
+  schedule_generic(s, outputs);
 }
 
 }  // namespace tessel::ops::index

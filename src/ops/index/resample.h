@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "schedule/schedule.h"
 #include "te/compute.h"
 
 namespace tessel::ops::index {
@@ -58,6 +59,10 @@ struct ResampleSpec {
 /// The resampling of `x` (shape = the axes' `in`) to the axes' `out` extents. Linear and
 /// cubic interpolation compute in float64 and convert to x's element type.
 te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::string& name);
+
+/// The schedule of a resampling: its separable stages and its outputs vectorised along their
+/// rows and run in parallel.
+void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs);
 
 /// Weights of the cubic convolution kernel with parameter `a` (Keys) for the taps at offsets
 /// -1, 0, 1, 2 from floor(x), where `r` = x - floor(x) (float64).

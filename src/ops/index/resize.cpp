@@ -163,7 +163,7 @@ ResampleSpec upsample_spec(const OpContext& ctx) {
 /// The operator record of a resampling operator whose spec comes from `spec_of`.
 OpDef resample_def(std::string name, int since, std::vector<AttrSpec> attributes,
                    std::vector<int> value_inputs, ResampleSpec (*spec_of)(const OpContext&)) {
-  return make_op(
+  OpDef def = make_op(
       std::move(name), since, PatternKind::Injective, std::move(attributes),
       [spec_of](const OpContext& ctx) {
         std::vector<int64_t> out;
@@ -174,6 +174,9 @@ OpDef resample_def(std::string name, int since, std::vector<AttrSpec> attributes
         return std::vector{resample(in[0], spec_of(ctx), "resize")};
       },
       std::move(value_inputs));
+  def.schedule = [](const OpContext&, schedule::Schedule& s,
+                    const std::vector<te::Tensor>& outputs) { schedule_resample(s, outputs); };
+  return def;
 }
 
 }  // namespace

@@ -38,6 +38,25 @@ TEST(FoldStages, ConstantStagesBecomePlaceholders) {
   EXPECT_EQ(none.outputs[0].op().get(), y.op().get());
 }
 
+TEST(FoldStages, SmallStagesThatReadNothingFold) {
+  // A table of per-column values (a resampling's taps) is evaluated once; one far larger
+  // than the data it serves is left to run time.
+  te::Tensor x = te::placeholder({4, 8}, ir::DataType::Float(32), "x");
+  te::Tensor table = te::compute(
+      {8}, [&](te::Var c) { return ir::cast(ir::DataType::Float(32), c) * 0.5f; }, "table");
+  te::Tensor y = te::compute({4, 8}, [&](te::Var i, te::Var j) { return x(i, j) + table(j); }, "y");
+  FoldKernelCache cache;
+  StageFolding folding = fold_constant_stages({y}, {}, "tables", cache);
+  ASSERT_EQ(folding.folded.size(), 1u);
+  for (int64_t c = 0; c < 8; ++c)
+    EXPECT_FLOAT_EQ(folding.folded[0].data->data_as<float>()[c], 0.5f * static_cast<float>(c));
+
+  te::Tensor big = te::compute(
+      {1 << 16}, [&](te::Var c) { return ir::cast(ir::DataType::Float(32), c); }, "big");
+  te::Tensor z = te::compute({4, 8}, [&](te::Var i, te::Var j) { return x(i, j) + big(j); }, "z");
+  EXPECT_TRUE(fold_constant_stages({z}, {}, "big", cache).folded.empty());
+}
+
 TEST(FoldStages, CompiledConvolutionStoresPackedWeightsOnly) {
   testing::TypedGraph t;
   graph::Value* x = t.input("x", {1, 3, 9, 9});
