@@ -122,13 +122,16 @@ int run_tune(const std::vector<std::string>& args) {
     std::cout << "imported " << db->import_jsonl(in, import_path) << " records from " << import_path
               << "\n";
   }
-  if (!export_path.empty()) {
+  // Exported last, so that the file holds what this run measured too.
+  auto export_records = [&] {
+    if (export_path.empty()) return 0;
     std::ofstream out(export_path);
     db->export_jsonl(out);
     if (!out) TESSEL_USER_ERROR("--export: cannot write '", export_path, "'");
     std::cout << "exported the records of " << flags.records << " to " << export_path << "\n";
-  }
-  if (records_only) return 0;
+    return 0;
+  };
+  if (records_only) return export_records();
 
   graph::Graph graph = frontend::import_onnx_file(input);
   compiler::CompileOptions compile = flags.options;
@@ -139,7 +142,7 @@ int run_tune(const std::vector<std::string>& args) {
       compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile);
   if (list) {
     list_tasks(tasks, db.get());
-    return 0;
+    return export_records();
   }
   options.measure.threads = flags.options.num_threads;
   options.measure.target = compile.build.target;
@@ -158,7 +161,7 @@ int run_tune(const std::vector<std::string>& args) {
       if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + ".svg");
     std::cout << "tuning curves in " << curves << "/<task key>.svg\n";
   }
-  return 0;
+  return export_records();
 }
 
 }  // namespace tessel::cli

@@ -76,6 +76,17 @@ TEST_F(CliTune, RerunResumesAndRecordsTravelAsJsonLines) {
       << r.output;
 }
 
+TEST_F(CliTune, ExportWithAModelHoldsTheRunsRecords) {
+  CliResult r = run_cli("tune " + model() + " --records " + path("c.db") +
+                        " --trials 4 --batch 2 --tuner random --export " + path("c.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream exported(path("c.jsonl"));
+  size_t lines = 0;
+  for (std::string line; std::getline(exported, line);) ++lines;
+  // The database was new: the file holds this run's trials and its default's measurement.
+  EXPECT_GE(lines, 4u + 1u);
+}
+
 TEST_F(CliTune, AForeignOrCorruptDatabaseIsRefused) {
   std::ofstream(path("notes.db")) << "these are not tuning records\n";
   CliResult r = tune(path("notes.db"));
