@@ -235,6 +235,7 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
     plan.steps.push_back(std::move(step));
   }
   for (const graph::Value* out : graph.outputs()) plan.outputs.push_back(table.of(*out));
+  // The buffers' tensors first (table.of may add one), then the slices by tensor id.
   std::vector<std::pair<int, TensorSlice>> placed;
   for (const auto& [value, slice] : views.slices)
     if (int id = table.find(*value); id >= 0)

@@ -4,16 +4,18 @@
 #include <algorithm>
 #include <functional>
 
-#include "te/dag.h"
-
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
+#include "te/dag.h"
 
 namespace tessel::ops::index {
 namespace {
 
 using ir::Expr;
 using te::Var;
+
+/// The name suffix of a separable resampling's stages along one axis (schedule_resample).
+constexpr const char* kAxisStageSuffix = ".resampled";
 
 /// One input element contributing to an output element: its index on one axis and its
 /// weight (undefined: the only tap, weight 1).
@@ -143,25 +145,25 @@ AxisTables tabulate(const ResampleSpec& spec, const ResampleAxis& axis, const st
     return te::compute({Expr(axis.out)}, [&](Var c) { return value_at(c); }, prefix + what,
                        {"c"});
   };
-  auto taps_at = [&](const Var& c, std::vector<Expr>& outside) {
-    return axis_taps(spec, axis, c, outside);
+  // The taps of coordinate c, and the condition that c lies outside the input.
+  auto taps_at = [&](const Var& c) {
+    std::vector<Expr> outside;
+    std::vector<Tap> taps = axis_taps(spec, axis, c, outside);
+    return std::pair{taps, outside};
   };
-  std::vector<Expr> unused;
-  std::vector<Tap> shape = taps_at(Var("c"), unused);
-  for (size_t t = 0; t < shape.size(); ++t) {
+  std::vector<Tap> sample = taps_at(Var("c")).first;
+  for (size_t t = 0; t < sample.size(); ++t) {
     tables.index.push_back(table(".index" + std::to_string(t), [&](const Var& c) {
-      return taps_at(c, unused)[t].index;
+      return taps_at(c).first[t].index;
     }));
-    tables.weight.push_back(shape[t].weight.defined()
+    tables.weight.push_back(sample[t].weight.defined()
                                 ? table(".weight" + std::to_string(t),
-                                        [&](const Var& c) { return taps_at(c, unused)[t].weight; })
+                                        [&](const Var& c) { return taps_at(c).first[t].weight; })
                                 : te::Tensor());
   }
   if (spec.coordinates == CoordinateMode::TfCropAndResize)
     tables.outside = table(".outside", [&](const Var& c) {
-      std::vector<Expr> condition;
-      taps_at(c, condition);
-      return ir::cast(ir::DataType::Int(32), condition.at(0));
+      return ir::cast(ir::DataType::Int(32), taps_at(c).second.at(0));
     });
   return tables;
 }
@@ -215,7 +217,7 @@ te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::st
           std::vector<Expr> at(p.size());
           return combine(previous, taps, 0, at);
         },
-        name + ".axis" + std::to_string(d) + ".resampled");
+        name + ".axis" + std::to_string(d) + kAxisStageSuffix);
   }
   std::vector<size_t> last = separable ? std::vector<size_t>{resampled[0]} : resampled;
   auto body = [&](const std::vector<Var>& p) {
@@ -237,7 +239,7 @@ te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::st
 }
 
 void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs) {
-  const std::string suffix = ".resampled";
+  const std::string suffix = kAxisStageSuffix;
   for (const te::Operation& op : te::topological_order(outputs))
     if (op->name.size() > suffix.size() &&
         op->name.compare(op->name.size() - suffix.size(), suffix.size(), suffix) == 0)
