@@ -5,7 +5,7 @@
 #include <string>
 
 #include "runtime/last_error.h"
-#include "runtime/memory.h"
+#include "runtime/workspace_pool.h"
 #include "runtime/tessel_runtime.h"
 #include "runtime/thread_pool.h"
 
@@ -41,14 +41,13 @@ int32_t tessel_parallel_for(int64_t extent, tessel_parallel_body body, void* env
 }
 
 void* tessel_workspace_alloc(int64_t bytes, int64_t alignment) {
-  void* ptr = tessel::runtime::aligned_alloc_bytes(
-      bytes, alignment == 0 ? tessel::runtime::kAllocAlignment : alignment);
+  void* ptr = tessel::runtime::workspace_alloc(bytes, alignment);
   if (!ptr) fail(TESSEL_ERR_OUT_OF_MEMORY, "tessel_workspace_alloc: allocation failed");
   return ptr;
 }
 
 int32_t tessel_workspace_free(void* ptr) {
-  tessel::runtime::aligned_free(ptr);
+  tessel::runtime::workspace_free(ptr);
   return TESSEL_OK;
 }
 
