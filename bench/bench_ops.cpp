@@ -6,9 +6,10 @@
 // as oneDNN's reorders are), then the kernel of its task at the default schedule, and at
 // the schedule of its best record when --records holds one. --tune N first tunes each task
 // to N trials into the records, printing the wall time (--curves DIR writes the curves).
-// Each case prints one final line per schedule:
-//   <case>[ tuned] threads=<t>: tessel <x> GFLOP/s, onednn <y> GFLOP/s, ratio <x/y>
-//   [, speed-up <tuned over default>]
+// Each case prints one final line per schedule (a Winograd convolution's also as the direct
+// convolution it replaces):
+//   <case>[ direct| tuned] threads=<t>: tessel <x> GFLOP/s, onednn[ (algorithm)] <y> GFLOP/s,
+//   ratio <x/y>[, speed-up <this schedule over the default>]
 // All of a case's schedules and oneDNN are timed in the same alternating rounds.
 // Options: --filter <substring>, --threads <t> (default: 1 and 2), --records DB, --tune N,
 // --tuner KIND, --curves DIR.
@@ -187,9 +188,10 @@ bool compare(const Case& c, std::vector<Variant>& variants, Anchor& anchor, int 
   for (size_t i = 0; i < variants.size(); ++i) {
     double seconds = median_of(times[i]);
     double gflops = c.flops / seconds / 1e9;
-    std::printf("%s%s threads=%d: tessel %.1f GFLOP/s, onednn %.1f GFLOP/s, ratio %.2f",
-                c.name.c_str(), variants[i].label.c_str(), threads, gflops, anchor_gflops,
-                gflops / anchor_gflops);
+    std::string anchor_label = anchor.label().empty() ? "" : " (" + anchor.label() + ")";
+    std::printf("%s%s threads=%d: tessel %.1f GFLOP/s, onednn%s %.1f GFLOP/s, ratio %.2f",
+                c.name.c_str(), variants[i].label.c_str(), threads, gflops, anchor_label.c_str(),
+                anchor_gflops, gflops / anchor_gflops);
     if (i > 0) std::printf(", speed-up %.2f", default_seconds / seconds);
     std::printf("\n");
   }
@@ -297,6 +299,16 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
     std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
     std::vector<Variant> variants;
     variants.push_back({"", prepare(*task, *task->kernel->schedule, input)});
+    // A Winograd convolution is also timed as the direct one it replaces.
+    autotune::TaskSet direct_set;
+    if (task->template_name == "conv2d_nchwc_winograd") {
+      compiler::CompileOptions direct = options;
+      direct.passes.winograd = false;
+      direct_set = autotune::extract_tasks(
+          compiler::optimize_graph(g, {f32(c.input_shape)}, {}, direct), direct);
+      for (const autotune::Task& t : direct_set.tasks)
+        if (t.tunable()) variants.push_back({" direct", prepare(t, *t.kernel->schedule, input)});
+    }
     std::optional<autotune::Record> best = db ? db->best(task->key, task->target) : std::nullopt;
     if (best) {
       schedule::Schedule tuned = schedule::replay(task->kernel->scheduler->outputs(),

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "ops/reference.h"
 
@@ -18,6 +19,8 @@ class Anchor {
   virtual void run() = 0;
   /// The result of the last run, row-major (NCHW for convolutions).
   virtual ops::reference::Floats output() = 0;
+  /// The algorithm oneDNN runs, where it had a choice ("" otherwise).
+  virtual std::string label() const { return ""; }
 };
 
 /// C[M,N] = A[M,K] * B[K,N], row-major; weights B packed by oneDNN when prepared.
@@ -34,7 +37,8 @@ struct ConvGeometry {
 
 /// conv2d of NCHW data with OIHW weights (grouped: [K, C/groups, R, S]); source, weights
 /// and destination in the layouts oneDNN prefers (format any), reordered outside the
-/// timing; output() gives NCHW.
+/// timing; output() gives NCHW. The faster of oneDNN's direct and Winograd algorithms (the
+/// latter where oneDNN implements it for the shape and host), timed when prepared.
 std::unique_ptr<Anchor> onednn_conv2d(const ConvGeometry& g, const ops::reference::Floats& data,
                                       const ops::reference::Floats& weight);
 

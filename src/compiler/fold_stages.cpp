@@ -13,8 +13,9 @@ namespace tessel::compiler {
 namespace {
 
 /// A folded stage may be this many times larger than the constants it reads (packing pads
-/// a little; a broadcast that multiplies the data is left to run time).
-constexpr int64_t kMaxGrowth = 2;
+/// a little, a Winograd transform spreads each 3x3 filter over (m + 2)^2 points: 4x for
+/// m = 4, 7.1x for m = 6; a broadcast that multiplies the data further is left to run time).
+constexpr int64_t kMaxGrowth = 8;
 constexpr int64_t kSmallStage = 1 << 12;
 
 int64_t elements(const te::Tensor& t) { return ops::shape_size(ops::static_shape(t)); }

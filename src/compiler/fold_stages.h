@@ -40,7 +40,7 @@ struct StageFolding {
 using FoldKernelCache = std::map<std::string, std::shared_ptr<driver::Kernel>>;
 
 /// Evaluates the stages of the DAG of `outputs` that read only the placeholders in
-/// `constants` (with their data), where the result is at most a few times larger than the
+/// `constants` (with their data), where the result is at most 8 times larger than the
 /// constants it reads; `key` identifies the DAG's structure for the kernel cache.
 StageFolding fold_constant_stages(
     const std::vector<te::Tensor>& outputs,

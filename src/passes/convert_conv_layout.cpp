@@ -9,6 +9,7 @@
 
 #include "executor/node_kernel.h"
 #include "ops/conv2d_nchwc.h"
+#include "ops/conv2d_winograd.h"
 #include "passes/graph_builder.h"
 #include "runtime/ndarray_element.h"
 
@@ -125,7 +126,8 @@ bool finite_scalar(const graph::Value& v, bool nonzero) {
 
 class LayoutConverter {
  public:
-  explicit LayoutConverter(const graph::Graph& graph) : builder_(graph) {}
+  LayoutConverter(const graph::Graph& graph, const ConvLayoutOptions& options)
+      : builder_(graph), options_(options) {}
 
   graph::Graph run() {
     for (const auto& node : builder_.source().nodes()) {
@@ -226,6 +228,17 @@ class LayoutConverter {
         {"depthwise", graph::Attribute::of_int(conv.depthwise ? 1 : 0)}};
     if (conv.groups > 1) attributes["groups"] = graph::Attribute::of_int(conv.groups);
     if (conv.dilation > 1) attributes["dilation"] = graph::Attribute::of_int(conv.dilation);
+    if (options_.winograd) {
+      const std::vector<int64_t>& y = node.outputs[0]->type.shape();
+      ops::Conv2dNchwcParams params;
+      params.stride = conv.stride;
+      params.dilation = conv.dilation;
+      params.groups = conv.groups;
+      params.depthwise = conv.depthwise;
+      int64_t tile = ops::default_winograd_tile(params, node.inputs[1]->type.shape(), y[2], y[3],
+                                                blocked_input);
+      if (tile > 0) attributes["winograd"] = graph::Attribute::of_int(tile);
+    }
     add_blocked(conv_node, inputs, std::move(attributes), conv.block);
     return true;
   }
@@ -334,12 +347,15 @@ class LayoutConverter {
   }
 
   GraphBuilder builder_;
+  ConvLayoutOptions options_;
   /// Source value -> its blocked form in the new graph.
   std::map<const graph::Value*, graph::Value*> blocked_;
 };
 
 }  // namespace
 
-graph::Graph convert_conv_layout(const graph::Graph& graph) { return LayoutConverter(graph).run(); }
+graph::Graph convert_conv_layout(const graph::Graph& graph, const ConvLayoutOptions& options) {
+  return LayoutConverter(graph, options).run();
+}
 
 }  // namespace tessel::passes

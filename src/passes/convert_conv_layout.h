@@ -25,6 +25,9 @@
 // element-wise operators keeps the blocked layout throughout, and transforms that would
 // cancel are never made.
 //
+// A 3x3 convolution of stride 1 between blocked tensors of enough channels takes Winograd's
+// F(4x4, 3x3) (attribute winograd; ops/conv2d_winograd.h) unless the options turn it off.
+//
 // Guarantees: graph inputs and outputs keep their names and NCHW types; results are
 // unchanged.
 #pragma once
@@ -33,6 +36,12 @@
 
 namespace tessel::passes {
 
-graph::Graph convert_conv_layout(const graph::Graph& graph);
+struct ConvLayoutOptions {
+  /// 3x3 convolutions by Winograd's minimal filtering where ops::default_winograd_tile
+  /// chooses it.
+  bool winograd = true;
+};
+
+graph::Graph convert_conv_layout(const graph::Graph& graph, const ConvLayoutOptions& options = {});
 
 }  // namespace tessel::passes

@@ -72,7 +72,10 @@ std::vector<Pass> default_pipeline(const PassSelection& selection) {
       {"eliminate_dead_code", eliminate_dead_code},
   };
   if (selection.blocked_layout) {
-    passes.push_back({"convert_conv_layout", convert_conv_layout});
+    ConvLayoutOptions layout;
+    layout.winograd = selection.winograd;
+    passes.push_back({"convert_conv_layout",
+                      [layout](const graph::Graph& g) { return convert_conv_layout(g, layout); }});
     // The blocked forms of constant operands (a per-channel scale) are constants too.
     passes.push_back({"fold_constants", fold_constants});
   }

@@ -39,6 +39,8 @@ graph::Graph run_pipeline(const graph::Graph& graph, const std::vector<Pass>& pa
 struct PassSelection {
   /// convert_conv_layout: convolutions in the blocked layout NCHW[x]c.
   bool blocked_layout = true;
+  /// With it, Winograd convolutions where convert_conv_layout chooses them.
+  bool winograd = true;
 };
 
 /// tessel's graph optimisations: fold_constants (types and constants), CSE, DCE,

@@ -108,7 +108,7 @@ int run_bench(const std::vector<std::string>& args) {
   }
   if (input.empty())
     TESSEL_USER_ERROR("usage: tessel bench <model.onnx|model.so> [--threads N] [--runs R] "
-                      "[--warmup W] [--no-profile] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout]");
+                      "[--warmup W] [--no-profile] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
   runtime::Model model = load_model(input, flags, true);
   int threads = flags.options.num_threads;
   if (threads > 0) model.set_num_threads(threads);

@@ -27,7 +27,7 @@ int run_compile(const std::vector<std::string>& args) {
   }
   if (input.empty() || output.empty())
     TESSEL_USER_ERROR("usage: tessel compile <model.onnx> -o <model.so> [--target T] "
-                      "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout]");
+                      "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
   auto start = std::chrono::steady_clock::now();
   compiler::CompiledModel model = compile_onnx(input, flags, true);
   std::cerr << "generating code for " << model.kernels.size() << " kernels...\n";

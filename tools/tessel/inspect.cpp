@@ -53,7 +53,7 @@ int run_inspect(const std::vector<std::string>& args) {
   }
   if (input.empty())
     TESSEL_USER_ERROR("usage: tessel inspect <model.onnx> [--print-after PASS|all] "
-                      "[--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout]");
+                      "[--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
   compiler::CompiledModel model = compile_onnx(input, flags, false);
   print_groups(model);
   print_memory(model.plan);

@@ -21,7 +21,7 @@ void print_usage() {
                "       list the supported operators with their opsets and pattern kinds\n"
                "  compile <model.onnx> -o <model.so> [--target T] [--threads N]\n"
                "      [--input-shape NAME=1x3x224x224]... [--no-fusion]\n"
-               "      [--no-blocked-layout] [--records DB]\n"
+               "      [--no-blocked-layout] [--no-winograd] [--records DB]\n"
                "       compile a model into one shared library (kernels, weights, plan); with\n"
                "       --records, each kernel takes the best schedule tuned for it\n"
                "  tune <model.onnx> --records DB [--trials N] [--time-budget 10m]\n"

@@ -55,6 +55,8 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
     options.fusion.enabled = false;
   } else if (flag == "--no-blocked-layout") {
     options.passes.blocked_layout = false;
+  } else if (flag == "--no-winograd") {
+    options.passes.winograd = false;
   } else if (flag == "--target") {
     options.build.target = value_of(args, i);
   } else if (flag == "--threads") {

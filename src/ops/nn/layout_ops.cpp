@@ -2,10 +2,12 @@
 // passes::convert_conv_layout:
 //  - LayoutToNCHWc (block x): [N, C, H, W] -> [N, ceil(C/x), H, W, x], padding channels zero;
 //  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
-//  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups): a 2-d float32
-//    convolution from NCHW or NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h) plus an
-//    optional bias [K]; its padding channels are zero.
+//  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups, winograd): a 2-d float32
+//    convolution from NCHW or NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h; with
+//    winograd = m > 0, F(m x m, 3 x 3) of ops/conv2d_winograd.h) plus an optional bias [K];
+//    its padding channels are zero.
 #include "ops/conv2d_nchwc.h"
+#include "ops/conv2d_winograd.h"
 #include "ops/cpu_features.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
@@ -96,6 +98,7 @@ OpDef from_nchwc_def() {
 
 struct NchwcConv {
   Conv2dNchwcParams params;
+  int64_t winograd = 0;  ///< output tile of the Winograd form; 0: direct
   int64_t out_channels = 0;
   std::vector<int64_t> output;
 };
@@ -138,6 +141,13 @@ NchwcConv nchwc_conv(const OpContext& ctx) {
   if (x[2] + 2 * p.pad < span_r || x[3] + 2 * p.pad < span_s)
     ctx.fail("kernel " + shape_text(w) + " does not fit data " + shape_text(x) + " padded by " +
              std::to_string(p.pad));
+  conv.winograd = ctx.attr_int("winograd");
+  if (conv.winograd != 0 &&
+      (conv.winograd < 0 || conv.winograd > 6 || w[2] != 3 || w[3] != 3 || p.stride != 1 ||
+       p.dilation != 1 || p.groups != 1 || p.depthwise || x.size() != 5))
+    ctx.fail("attribute 'winograd' is " + std::to_string(conv.winograd) +
+             "; a Winograd tile of 1 to 6 takes a 3x3 kernel (got " + shape_text(w) +
+             ") of stride 1, no dilation, one group, on blocked data (got " + shape_text(x) + ")");
   conv.out_channels = w[0];
   check_channel_input(ctx, 2, w[0], "bias B");
   conv.output = {x[0], ceil_div(w[0], p.block), oh, ow, p.block};
@@ -146,7 +156,9 @@ NchwcConv nchwc_conv(const OpContext& ctx) {
 
 std::vector<te::Tensor> nchwc_conv_compute(const OpContext& ctx, const std::vector<te::Tensor>& in) {
   NchwcConv shape = nchwc_conv(ctx);
-  te::Tensor y = conv2d_nchwc(in[0], in[1], shape.params, kConvStage);
+  te::Tensor y = shape.winograd > 0
+                     ? conv2d_winograd_nchwc(in[0], in[1], shape.params, shape.winograd, kConvStage)
+                     : conv2d_nchwc(in[0], in[1], shape.params, kConvStage);
   if (in.size() < 3 || !in[2].defined()) return {y};
   // The bias in blocks (zero past the channels): evaluated by the compiler when constant.
   const te::Tensor& bias = in[2];
@@ -175,7 +187,8 @@ OpDef nchwc_conv_def() {
                     {"dilation", AttrKind::Int, graph::Attribute::of_int(1)},
                     {"groups", AttrKind::Int, graph::Attribute::of_int(1)},
                     {"pad", AttrKind::Int, graph::Attribute::of_int(0)},
-                    {"stride", AttrKind::Int, graph::Attribute::of_int(1)}};
+                    {"stride", AttrKind::Int, graph::Attribute::of_int(1)},
+                    {"winograd", AttrKind::Int, graph::Attribute::of_int(0)}};
   def.pattern = PatternKind::OutFusable;
   def.infer = [](const OpContext& ctx) {
     return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, nchwc_conv(ctx).output)};
@@ -185,14 +198,22 @@ OpDef nchwc_conv_def() {
                     const std::vector<te::Tensor>& outputs) {
     te::Tensor conv = s.tensor(kConvStage);
     NchwcConv shape = nchwc_conv(ctx);
-    schedule_conv2d_nchwc_cpu(s, conv, elementwise_epilogue(s, conv, shape.output, outputs),
-                              conv2d_nchwc_config(ctx.knobs(), shape.params));
+    te::Tensor epilogue = elementwise_epilogue(s, conv, shape.output, outputs);
+    if (shape.winograd > 0)
+      schedule_conv2d_winograd_cpu(s, conv, epilogue, conv2d_winograd_config(ctx.knobs()));
+    else
+      schedule_conv2d_nchwc_cpu(s, conv, epilogue, conv2d_nchwc_config(ctx.knobs(), shape.params));
     schedule_generic(s, outputs);
   };
   def.tuning_space = [](const OpContext& ctx) {
     NchwcConv conv = nchwc_conv(ctx);
     std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
     int64_t vectors = std::max<int64_t>(1, conv.params.block / target_float_lanes());
+    if (conv.winograd > 0) {
+      int64_t m = conv.winograd;
+      int64_t tiles = conv.output[0] * ((conv.output[2] + m - 1) / m) * ((conv.output[3] + m - 1) / m);
+      return conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4]);
+    }
     return conv2d_nchwc_tuning_space(conv.output, vectors, x.size() == 5 ? x[4] : 1,
                                      conv.params.depthwise, w[2] == 1 && w[3] == 1,
                                      conv.params.pad > 0);

@@ -110,6 +110,21 @@ TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
   }
 }
 
+TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
+  // A 3x3 convolution of stride 1 between 32 blocked channels takes F(m x m, 3 x 3); its
+  // 9x9 output leaves a partial last tile.
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 32, 9, 9});
+  t.output(t.node("Relu",
+                  {t.node("Conv", {x, t.constant("w", {48, 32, 3, 3}, 1), t.constant("b", {48}, 2)},
+                          {1, 48, 9, 9}, {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}})},
+                  {1, 48, 9, 9}));
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
+  EXPECT_GT(task.space.size(), 8u);
+  expect_points_match_default(task, 6);
+}
+
 TEST(Tasks, GroupedConvolutionTemplateMatchesTheDefaultSchedule) {
   // Groups of 4 channels, 4 per block: register tiles over several output blocks read
   // different input blocks.

@@ -8,6 +8,7 @@
 #include "driver/build.h"
 #include "ops/conv2d.h"
 #include "ops/conv2d_nchwc.h"
+#include "ops/conv2d_winograd.h"
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
@@ -200,6 +201,85 @@ INSTANTIATE_TEST_SUITE_P(
              "_s" + std::to_string(p.stride) + "_p" + std::to_string(p.pad) + "_in" +
              std::to_string(p.in_block) + "_x" + std::to_string(p.block) + "_g" +
              std::to_string(p.groups) + "_d" + std::to_string(p.dilation);
+    });
+
+// F(m, 3) in one dimension against the correlation it stands for, in double precision:
+// sum_k d[i + k] g[k] = sum_j at[i][j] (G g)[j] (B^T d)[j].
+TEST(WinogradMatrices, ComputeTheCorrelationOfEachTile) {
+  for (int64_t m : {1, 2, 3, 4, 6}) {
+    ops::WinogradMatrices w = ops::winograd_matrices(m, 3);
+    ASSERT_EQ(w.alpha, m + 2);
+    std::mt19937 rng(static_cast<unsigned>(m));
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<double> d(w.alpha), g(3);
+    for (double& x : d) x = dist(rng);
+    for (double& x : g) x = dist(rng);
+    for (int64_t i = 0; i < m; ++i) {
+      double direct = 0.0, fast = 0.0;
+      for (int64_t k = 0; k < 3; ++k) direct += d[i + k] * g[k];
+      for (int64_t j = 0; j < w.alpha; ++j) {
+        double gj = 0.0, dj = 0.0;
+        for (int64_t k = 0; k < 3; ++k) gj += w.g[j][k] * g[k];
+        for (int64_t l = 0; l < w.alpha; ++l) dj += w.bt[j][l] * d[l];
+        fast += w.at[i][j] * gj * dj;
+      }
+      EXPECT_NEAR(fast, direct, 1e-12) << "F(" << m << ", 3) output " << i;
+    }
+  }
+}
+
+struct WinogradCase {
+  int64_t c, hw, k, pad, in_block, block, tile;
+};
+
+class Conv2dWinogradE2E : public ::testing::TestWithParam<WinogradCase> {};
+
+TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
+  WinogradCase p = GetParam();
+  int64_t out = p.hw + 2 * p.pad - 2, blocks_in = (p.c + p.in_block - 1) / p.in_block;
+  te::Tensor x = te::placeholder({1, blocks_in, p.hw, p.hw, p.in_block}, ir::DataType::Float(32),
+                                 "data");
+  te::Tensor w = te::placeholder({p.k, p.c, 3, 3}, ir::DataType::Float(32), "weight");
+  ops::Conv2dNchwcParams params;
+  params.pad = p.pad;
+  params.block = p.block;
+  te::Tensor y = ops::conv2d_winograd_nchwc(x, w, params, p.tile, "conv");
+  Floats data = ops::reference::random_values(p.c * p.hw * p.hw, 51);
+  Floats weight = ops::reference::random_values(p.k * p.c * 9, 52);
+  Floats expected = ops::reference::conv2d_nchw(data, weight, 1, p.c, p.hw, p.hw, p.k, 3, 3, 1,
+                                                p.pad);
+  Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
+  // The default register tiles, and a narrow one with the channels unrolled.
+  ops::Conv2dWinogradConfig narrow;
+  narrow.tile_p = 3;
+  narrow.tile_kb = 1;
+  narrow.unroll_ci = 2;
+  for (const ops::Conv2dWinogradConfig& config : {ops::Conv2dWinogradConfig{}, narrow}) {
+    schedule::Schedule s({y});
+    ops::schedule_conv2d_winograd_cpu(s, y, {}, config);
+    driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_winograd");
+    std::vector<Floats> bufs = {to_blocks(data, p.c, p.hw * p.hw, p.in_block, 0.0f), weight,
+                                Floats((p.k + p.block - 1) / p.block * out * out * p.block, -7.0f)};
+    kernel.run(pointers(bufs));
+    // The transforms round differently from the direct sum: a looser tolerance for F(4, 3).
+    EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-4, 1e-4), 1.0)
+        << "tile_p " << config.tile_p;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2dWinogradE2E,
+    ::testing::Values(WinogradCase{16, 8, 16, 1, 16, 16, 4},   // tiles fit the output
+                      WinogradCase{16, 7, 32, 1, 16, 16, 4},   // a partial last tile
+                      WinogradCase{20, 9, 20, 1, 8, 16, 2},    // partial blocks, F(2, 3)
+                      WinogradCase{8, 10, 8, 0, 8, 8, 6},      // unpadded, F(6, 3)
+                      WinogradCase{32, 5, 16, 2, 16, 16, 3}),  // pad 2, odd tile
+    [](const auto& info) {
+      const WinogradCase& p = info.param;
+      return "c" + std::to_string(p.c) + "_hw" + std::to_string(p.hw) + "_k" +
+             std::to_string(p.k) + "_p" + std::to_string(p.pad) + "_in" +
+             std::to_string(p.in_block) + "_x" + std::to_string(p.block) + "_m" +
+             std::to_string(p.tile);
     });
 
 class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};

@@ -21,11 +21,12 @@ int count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
-/// `g` typed and converted; the typed result is checked against `g` on random inputs.
-graph::Graph converted(const graph::Graph& g) {
+/// `g` typed and converted; the typed result is checked against `g` on random inputs
+/// (within `rtol`).
+graph::Graph converted(const graph::Graph& g, double rtol = 1e-4) {
   graph::Graph typed = infer_types(g);
   graph::Graph result = infer_types(convert_conv_layout(typed));
-  expect_same_results(typed, result);
+  expect_same_results(typed, result, rtol);
   return result;
 }
 
@@ -276,6 +277,35 @@ TEST(ConvertConvLayout, DilatedConvolutionsRunBlocked) {
       << text;
 }
 
+TEST(ConvertConvLayout, ThreeByThreeConvolutionsOfManyChannelsTakeWinograd) {
+  // 32 channels on 16x16: F(4x4, 3x3); 64 channels on 7x7: F(2x2, 3x3), whose transformed
+  // weights are smaller; a strided one and one of 16 channels stay direct.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 32, 16, 16});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {32, 32, 3, 3})}, conv_attrs(1));
+  graph::Value* b = t.op("Conv", "b", {a, t.random("w2", {64, 32, 3, 3})}, conv_attrs(0, 2));
+  graph::Value* c = t.op("Conv", "c", {b, t.random("w3", {64, 64, 3, 3})}, conv_attrs(1));
+  t.output(t.op("Conv", "d", {c, t.random("w4", {16, 64, 3, 3})}, conv_attrs(1)));
+  graph::Graph typed = infer_types(t.g);
+  // Winograd's transforms round differently from the direct sums: through four layers of
+  // unnormalised values (outputs near 100), about 1e-3 relative.
+  std::string text = graph::to_string(converted(t.g, 2e-3));
+  EXPECT_NE(text.find("%a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1) {block = 16, depthwise = 0, "
+                      "pad = 1, stride = 1, winograd = 4}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%c_nchwc = tessel.Conv2dNCHWc(%b_nchwc, %w3) {block = 16, depthwise = 0, "
+                      "pad = 1, stride = 1, winograd = 2}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(count_of(text, "winograd"), 2) << text;
+  ConvLayoutOptions direct;
+  direct.winograd = false;
+  std::string without = graph::to_string(infer_types(convert_conv_layout(typed, direct)));
+  EXPECT_EQ(count_of(without, "winograd"), 0) << without;
+  EXPECT_EQ(count_of(without, "Conv2dNCHWc"), 4) << without;
+}
+
 TEST(ConvertConvLayout, ConvolutionsOutsideTheBlockedKernelStayNchw) {
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 7, 7});
@@ -326,6 +356,17 @@ TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
   EXPECT_NE(message.find("4 groups of weight [24, 2, 3, 3] do not fit"), std::string::npos)
       << message;
   EXPECT_NE(message.find("grouped"), std::string::npos) << message;
+}
+
+TEST(ConvertConvLayout, WinogradConvolutionRejectsKernelsItCannotTake) {
+  TestGraph t;
+  std::string message = error_of_tessel_node(
+      t, "pointwise", "Conv2dNCHWc",
+      {{"block", Attribute::of_int(16)}, {"winograd", Attribute::of_int(4)}},
+      {t.input("x", {1, 2, 5, 5, 16}), t.random("w", {32, 32, 1, 1})});
+  EXPECT_NE(message.find("'winograd' is 4"), std::string::npos) << message;
+  EXPECT_NE(message.find("[32, 32, 1, 1]"), std::string::npos) << message;
+  EXPECT_NE(message.find("pointwise"), std::string::npos) << message;
 }
 
 }  // namespace
