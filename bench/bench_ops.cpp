@@ -49,6 +49,9 @@ struct Case {
   std::vector<int64_t> input_shape, weight_shape, output_shape;
   std::map<std::string, graph::Attribute> attributes;
   std::function<std::unique_ptr<Anchor>(const Floats& input, const Floats& weight)> anchor;
+  /// Naive loops accumulating in float64, where the case has them (not for grouped or
+  /// dilated convolutions): every side is checked against them.
+  std::function<Floats(const Floats& input, const Floats& weight)> reference;
 };
 
 int64_t elements(const std::vector<int64_t>& shape) {
@@ -149,26 +152,44 @@ double median_of(std::vector<double> v) {
 struct Variant {
   std::string label;  // "" for the default schedule, " tuned" for the best record's
   Prepared prepared;
+  /// The error accepted, in multiples of rtol 1e-4 + atol 1e-4: 10 (the models' tolerance)
+  /// for Winograd, whose transforms round more than a direct sum.
+  double tolerance = 1.0;
 };
 
-/// Checks every variant against oneDNN, then times all of them and oneDNN in the same
+/// Checks every variant and oneDNN against the float64 loops `expected` (without them: every
+/// variant against oneDNN) and prints each side's error, then times all of them and oneDNN
+/// in the same
 /// alternating rounds, so that each ratio compares runs under the same machine conditions
 /// (the VM's speed drifts by tens of percent over seconds); prints one line per variant,
 /// with its speed-up over the default schedule after the first. False on a mismatch.
-bool compare(const Case& c, std::vector<Variant>& variants, Anchor& anchor, int threads) {
+bool compare(const Case& c, std::vector<Variant>& variants, Anchor& anchor, int threads,
+             const Floats& expected) {
   tessel_set_num_threads(threads);
   anchor.run();
+  // Each side against the float64 loops (in multiples of rtol 1e-4 + atol 1e-4), or, without
+  // them, tessel against oneDNN; oneDNN's own algorithms are held to 1.
   bool ok = true;
-  for (Variant& v : variants) {
-    v.prepared.run();
-    double error =
-        ops::reference::max_scaled_error(v.prepared.output(c), anchor.output(), 1e-4, 1e-4);
-    if (error > 1.0) {
-      std::printf("%s%s threads=%d: RESULT MISMATCH vs oneDNN (%.3g of tolerance)\n",
-                  c.name.c_str(), v.label.c_str(), threads, error);
+  std::string errors;
+  auto check = [&](const Floats& result, const std::string& label, double tolerance) {
+    const Floats& against = expected.empty() ? anchor.output() : expected;
+    double error = ops::reference::max_scaled_error(result, against, 1e-4, 1e-4);
+    char text[64];
+    std::snprintf(text, sizeof text, "%s %.2f", label.c_str(), error);
+    errors += (errors.empty() ? "" : ", ") + std::string(text);
+    if (error > tolerance) {
+      std::printf("%s %s threads=%d: RESULT MISMATCH vs %s (%.3g of tolerance)\n", c.name.c_str(),
+                  label.c_str(), threads, expected.empty() ? "oneDNN" : "float64 loops", error);
       ok = false;
     }
+  };
+  for (Variant& v : variants) {
+    v.prepared.run();
+    check(v.prepared.output(c), "tessel" + v.label, v.tolerance);
   }
+  if (!expected.empty()) check(anchor.output(), "onednn", 1.0);
+  std::printf("%s threads=%d: error vs %s (x tolerance): %s\n", c.name.c_str(), threads,
+              expected.empty() ? "oneDNN" : "float64 loops", errors.c_str());
   constexpr int kRounds = 7;
   std::vector<std::vector<double>> times(variants.size());
   std::vector<double> anchor_times;
@@ -208,6 +229,7 @@ Case matmul_case(int64_t m, int64_t n, int64_t k) {
   c.weight_shape = {k, n};
   c.output_shape = {m, n};
   c.anchor = [=](const Floats& a, const Floats& b) { return onednn_matmul(m, n, k, a, b); };
+  c.reference = [=](const Floats& a, const Floats& b) { return ops::reference::matmul(a, b, m, n, k); };
   return c;
 }
 
@@ -235,6 +257,10 @@ Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, i
   c.anchor = [=](const Floats& x, const Floats& w) {
     return onednn_conv2d({1, ch, hw, hw, k, r, r, stride, pad, groups, dilation}, x, w);
   };
+  if (groups == 1 && dilation == 1)
+    c.reference = [=](const Floats& x, const Floats& w) {
+      return ops::reference::conv2d_nchw(x, w, 1, ch, hw, hw, k, r, r, stride, pad);
+    };
   return c;
 }
 
@@ -264,6 +290,7 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
   Floats input = ops::reference::random_values(elements(c.input_shape), 1);
   Floats weight = ops::reference::random_values(elements(c.weight_shape), 2);
   graph::Graph g = one_node_graph(c, weight);
+  Floats expected = c.reference ? c.reference(input, weight) : Floats{};
   bool ok = true;
   for (int threads : o.thread_counts) {
     compiler::CompileOptions options;
@@ -298,7 +325,8 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
     set_onednn_threads(threads);
     std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
     std::vector<Variant> variants;
-    variants.push_back({"", prepare(*task, *task->kernel->schedule, input)});
+    double tolerance = task->template_name == "conv2d_nchwc_winograd" ? 10.0 : 1.0;
+    variants.push_back({"", prepare(*task, *task->kernel->schedule, input), tolerance});
     // A Winograd convolution is also timed as the direct one it replaces.
     autotune::TaskSet direct_set;
     if (task->template_name == "conv2d_nchwc_winograd") {
@@ -313,9 +341,9 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
     if (best) {
       schedule::Schedule tuned = schedule::replay(task->kernel->scheduler->outputs(),
                                                   schedule::Trace::from_json(best->trace_json));
-      variants.push_back({" tuned", prepare(*task, tuned, input)});
+      variants.push_back({" tuned", prepare(*task, tuned, input), tolerance});
     }
-    ok &= compare(c, variants, *anchor, threads);
+    ok &= compare(c, variants, *anchor, threads, expected);
   }
   return ok;
 }

@@ -3,7 +3,7 @@
 // with d the (m + 2) x (m + 2) input window of the tile, so the multiply-adds over the
 // input channels (the bulk of the work) fall from 9 m^2 per tile to (m + 2)^2: 2.25x fewer
 // for m = 2, 4x for m = 4. The transform matrices come from the Toom-Cook construction on
-// the points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity.
+// the points 0, 1, -1, 1/2, -2, 2, -1/2 (the first m + 1 of them) and infinity.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +27,10 @@ WinogradMatrices winograd_matrices(int64_t m, int64_t r);
 /// The output tile m of a Winograd convolution by `weight` [K, C, R, S] into out_h x out_w
 /// pixels, or 0 where the direct one fits better: 3x3, stride 1, no dilation, one group,
 /// blocked input, at least 32 input and output channels (with fewer, the transforms cost
-/// more than the multiplies they save). m = 4 where the tiles are many, m = 2 where the
-/// transformed weights ((m + 2)^2 per filter, read once per tile of the whole image) would
-/// cost more to stream than the products they save (ResNet's 7x7 layers).
+/// more than the multiplies they save). m = 4 where the tiles are many and the inputs at
+/// most 128 channels (F(4, 3) rounds more the more channels it sums); m = 2 elsewhere, and
+/// where the transformed weights ((m + 2)^2 per filter, read once per run) would cost more
+/// to stream than the products they save (ResNet's 7x7 layers).
 int64_t default_winograd_tile(const Conv2dNchwcParams& p, const std::vector<int64_t>& weight,
                               int64_t out_h, int64_t out_w, bool blocked_input);
 

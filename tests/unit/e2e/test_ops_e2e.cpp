@@ -228,6 +228,22 @@ TEST(WinogradMatrices, ComputeTheCorrelationOfEachTile) {
   }
 }
 
+TEST(WinogradTile, TradesProductsAgainstWeightsAndRounding) {
+  ops::Conv2dNchwcParams p;
+  auto tile = [&](int64_t k, int64_t c, int64_t r, int64_t hw) {
+    return ops::default_winograd_tile(p, {k, c, r, r}, hw, hw, true);
+  };
+  EXPECT_EQ(tile(64, 64, 3, 56), 4);     // many tiles
+  EXPECT_EQ(tile(128, 128, 3, 28), 4);
+  EXPECT_EQ(tile(256, 256, 3, 28), 2);   // F(4, 3) would round too much over 256 channels
+  EXPECT_EQ(tile(128, 128, 3, 7), 2);    // few tiles: the weights cost more than the products
+  EXPECT_EQ(tile(16, 16, 3, 56), 0);     // too few channels
+  EXPECT_EQ(tile(64, 64, 1, 56), 0);     // not 3x3
+  EXPECT_EQ(ops::default_winograd_tile(p, {64, 64, 3, 3}, 56, 56, false), 0);  // NCHW data
+  p.stride = 2;
+  EXPECT_EQ(tile(64, 64, 3, 28), 0);
+}
+
 struct WinogradCase {
   int64_t c, hw, k, pad, in_block, block, tile;
 };
