@@ -1,6 +1,7 @@
 // Task extraction: fused groups -> distinct kernels with weights, FLOPs and templates.
 #include "autotune/task.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <thread>
@@ -46,6 +47,17 @@ class FlopCounter : public ir::IRVisitor {
   TESSEL_COUNT(Max)
   TESSEL_COUNT(Call)
 #undef TESSEL_COUNT
+  /// One branch runs: the costlier one counts (a table of rows chosen by select, as in
+  /// Winograd's transforms, costs one row).
+  void visit_Select(const ir::SelectNode* op) override {
+    visit(op->condition);
+    double before = flops;
+    visit(op->true_value);
+    double true_flops = flops - before;
+    flops = before;
+    visit(op->false_value);
+    flops = before + std::max(true_flops, flops - before);
+  }
   void visit_Reduce(const ir::ReduceNode* op) override {
     double steps = 1;
     for (const ir::IterVar& axis : op->axes) {

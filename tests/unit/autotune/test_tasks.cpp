@@ -15,6 +15,12 @@ namespace {
 
 using testing::TypedGraph;
 
+TEST(Tasks, FlopsOfASelectCountTheCostlierBranch) {
+  ir::Var x("x", ir::DataType::Float(32)), y("y", ir::DataType::Float(32));
+  EXPECT_EQ(count_flops(ir::select(x > y, x * y + x, x - y)), 2.0);
+  EXPECT_EQ(count_flops(ir::select(x > y, x, (x - y) * (x + y))), 3.0);
+}
+
 TEST(Tasks, EqualKernelsShareATaskWeightedByLaunches) {
   TypedGraph t = testing::two_matmuls();
   TaskSet set = testing::tasks_of(t.graph);
@@ -122,6 +128,10 @@ TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
   TaskSet set = testing::tasks_of(t.graph);
   const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
   EXPECT_GT(task.space.size(), 8u);
+  // Its FLOPs count one row of each transform table, not every row a select holds: fewer
+  // than the direct convolution's multiply-adds.
+  EXPECT_LT(task.flops, 2.0 * 48 * 32 * 9 * 81);
+  EXPECT_GT(task.flops, 2.0 * 48 * 32 * 9 * 81 / 4);
   expect_points_match_default(task, 6);
 }
 
