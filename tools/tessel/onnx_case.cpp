@@ -92,6 +92,7 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     compiler::CompileOptions compile;
     compile.fusion.enabled = options.fusion;
     compile.passes.blocked_layout = options.blocked_layout;
+    compile.passes.winograd = options.winograd;
     compiler::GraphExecutor executor(
         model, compile,
         options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit);

@@ -26,6 +26,8 @@ struct CaseOptions {
   bool fusion = true;
   /// Convolutions in the blocked layout NCHW[x]c (passes::convert_conv_layout).
   bool blocked_layout = true;
+  /// Winograd convolutions where the layout pass chooses them.
+  bool winograd = true;
 };
 
 /// Imports, compiles and runs the case in `dir` on every data set and compares the outputs.

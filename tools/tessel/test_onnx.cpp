@@ -3,6 +3,7 @@
 //
 //   tessel test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]
 //                    [--rtol X] [--atol X] [--compiled] [--no-fusion] [--no-blocked-layout]
+//                    [--no-winograd]
 //
 // --compiled runs each case through a compiled model library (.so) loaded by the runtime,
 // the way an application runs a model compiled with `tessel compile`.
@@ -59,6 +60,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (args[k] == "--compiled") options.case_options.through_library = true;
     else if (args[k] == "--no-fusion") options.case_options.fusion = false;
     else if (args[k] == "--no-blocked-layout") options.case_options.blocked_layout = false;
+    else if (args[k] == "--no-winograd") options.case_options.winograd = false;
     else if (args[k].rfind("--", 0) == 0) TESSEL_USER_ERROR("unknown option ", args[k]);
     else options.roots.push_back(args[k]);
   }
