@@ -246,25 +246,37 @@ TEST(WinogradTile, TradesProductsAgainstWeightsAndRounding) {
 
 struct WinogradCase {
   int64_t c, hw, k, pad, in_block, block, tile;
+  int64_t n = 1;  ///< images in the batch
 };
+
+/// Each of `n` images of `c` channels x `hw` pixels in blocks of `x` (to_blocks).
+Floats batch_to_blocks(const Floats& nchw, int64_t n, int64_t c, int64_t hw, int64_t x) {
+  Floats out;
+  for (int64_t b = 0; b < n; ++b) {
+    Floats image(nchw.begin() + b * c * hw, nchw.begin() + (b + 1) * c * hw);
+    Floats blocks = to_blocks(image, c, hw, x, 0.0f);
+    out.insert(out.end(), blocks.begin(), blocks.end());
+  }
+  return out;
+}
 
 class Conv2dWinogradE2E : public ::testing::TestWithParam<WinogradCase> {};
 
 TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
   WinogradCase p = GetParam();
   int64_t out = p.hw + 2 * p.pad - 2, blocks_in = (p.c + p.in_block - 1) / p.in_block;
-  te::Tensor x = te::placeholder({1, blocks_in, p.hw, p.hw, p.in_block}, ir::DataType::Float(32),
-                                 "data");
+  te::Tensor x = te::placeholder({p.n, blocks_in, p.hw, p.hw, p.in_block},
+                                 ir::DataType::Float(32), "data");
   te::Tensor w = te::placeholder({p.k, p.c, 3, 3}, ir::DataType::Float(32), "weight");
   ops::Conv2dNchwcParams params;
   params.pad = p.pad;
   params.block = p.block;
   te::Tensor y = ops::conv2d_winograd_nchwc(x, w, params, p.tile, "conv");
-  Floats data = ops::reference::random_values(p.c * p.hw * p.hw, 51);
+  Floats data = ops::reference::random_values(p.n * p.c * p.hw * p.hw, 51);
   Floats weight = ops::reference::random_values(p.k * p.c * 9, 52);
-  Floats expected = ops::reference::conv2d_nchw(data, weight, 1, p.c, p.hw, p.hw, p.k, 3, 3, 1,
+  Floats expected = ops::reference::conv2d_nchw(data, weight, p.n, p.c, p.hw, p.hw, p.k, 3, 3, 1,
                                                 p.pad);
-  Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
+  Floats expected_blocks = batch_to_blocks(expected, p.n, p.k, out * out, p.block);
   // The default register tiles, and a narrow one with the channels unrolled.
   ops::Conv2dWinogradConfig narrow;
   narrow.tile_p = 3;
@@ -274,8 +286,9 @@ TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
     schedule::Schedule s({y});
     ops::schedule_conv2d_winograd_cpu(s, y, {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_winograd");
-    std::vector<Floats> bufs = {to_blocks(data, p.c, p.hw * p.hw, p.in_block, 0.0f), weight,
-                                Floats((p.k + p.block - 1) / p.block * out * out * p.block, -7.0f)};
+    std::vector<Floats> bufs = {
+        batch_to_blocks(data, p.n, p.c, p.hw * p.hw, p.in_block), weight,
+        Floats(p.n * ((p.k + p.block - 1) / p.block) * out * out * p.block, -7.0f)};
     kernel.run(pointers(bufs));
     // The transforms round differently from the direct sum: a looser tolerance for F(4, 3).
     EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-4, 1e-4), 1.0)
@@ -289,13 +302,14 @@ INSTANTIATE_TEST_SUITE_P(
                       WinogradCase{16, 7, 32, 1, 16, 16, 4},   // a partial last tile
                       WinogradCase{20, 9, 20, 1, 8, 16, 2},    // partial blocks, F(2, 3)
                       WinogradCase{8, 10, 8, 0, 8, 8, 6},      // unpadded, F(6, 3)
-                      WinogradCase{32, 5, 16, 2, 16, 16, 3}),  // pad 2, odd tile
+                      WinogradCase{32, 5, 16, 2, 16, 16, 3},   // pad 2, odd tile
+                      WinogradCase{16, 6, 16, 1, 16, 16, 4, 2}),  // two images
     [](const auto& info) {
       const WinogradCase& p = info.param;
       return "c" + std::to_string(p.c) + "_hw" + std::to_string(p.hw) + "_k" +
              std::to_string(p.k) + "_p" + std::to_string(p.pad) + "_in" +
              std::to_string(p.in_block) + "_x" + std::to_string(p.block) + "_m" +
-             std::to_string(p.tile);
+             std::to_string(p.tile) + "_n" + std::to_string(p.n);
     });
 
 class SoftmaxE2E : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};
