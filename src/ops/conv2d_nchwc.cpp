@@ -149,6 +149,12 @@ bool default_conv_pad_in_place(bool depthwise, int64_t stride) {
   return depthwise && stride == 1;
 }
 
+int64_t widest_register_tile(int64_t vectors) {
+  // Accumulator vectors that leave registers for the operands (32 with AVX-512, 16 AVX2).
+  int64_t budget = target_float_lanes() >= 16 ? 28 : 13;
+  return std::max<int64_t>(1, budget / vectors);
+}
+
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
                                       int64_t in_block, bool depthwise, bool pointwise,
                                       bool padded) {
@@ -156,9 +162,7 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
   space.template_name = depthwise   ? "conv2d_nchwc_depthwise"
                         : pointwise ? "conv2d_nchwc_1x1"
                                     : "conv2d_nchwc";
-  // Accumulator vectors that leave registers for the operands (32 with AVX-512, 16 AVX2).
-  int64_t budget = target_float_lanes() >= 16 ? 28 : 13;
-  int64_t widest = std::max<int64_t>(1, budget / vectors);
+  int64_t widest = widest_register_tile(vectors);
   std::vector<int64_t> tile_ow;
   for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
   space.knobs.push_back({"tile_ow", tile_ow});

@@ -77,6 +77,10 @@ bool default_conv_pad_in_place(bool depthwise, int64_t stride);
 /// columns load 25, and the load ports, not the FMA units, set the pace.
 int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input);
 
+/// The most columns of `vectors` accumulator vectors each that a register tile may hold in
+/// the tuning spaces: the host's vector registers less those the operands need.
+int64_t widest_register_tile(int64_t vectors);
+
 /// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1" or
 /// "conv2d_nchwc_depthwise") for an output [N, K/x, OH, OW, x] whose blocks hold
 /// `vectors` host vectors, with input blocks of `in_block` channels (1: NCHW data); a

@@ -249,8 +249,7 @@ TuningSpace conv2d_winograd_tuning_space(int64_t tiles, int64_t blocks, int64_t 
                                          int64_t in_block) {
   TuningSpace space;
   space.template_name = "conv2d_nchwc_winograd";
-  int64_t budget = target_float_lanes() >= 16 ? 28 : 13;
-  int64_t widest = std::max<int64_t>(1, budget / vectors);
+  int64_t widest = widest_register_tile(vectors);
   std::vector<int64_t> tile_p;
   for (int64_t t = 1; t <= std::min(widest, tiles); ++t) tile_p.push_back(t);
   space.knobs.push_back({"tile_p", tile_p});
