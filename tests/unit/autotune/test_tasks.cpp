@@ -116,15 +116,20 @@ TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
   }
 }
 
-TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
-  // A 3x3 convolution of stride 1 between 32 blocked channels takes F(m x m, 3 x 3); its
-  // 9x9 output leaves a partial last tile.
+/// A 3x3 convolution of stride 1 between 32 blocked channels, which takes F(m x m, 3 x 3);
+/// its 9x9 output leaves a partial last tile.
+TypedGraph winograd_convolution() {
   TypedGraph t;
   graph::Value* x = t.input("x", {1, 32, 9, 9});
   t.output(t.node("Relu",
                   {t.node("Conv", {x, t.constant("w", {48, 32, 3, 3}, 1), t.constant("b", {48}, 2)},
                           {1, 48, 9, 9}, {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}})},
                   {1, 48, 9, 9}));
+  return t;
+}
+
+TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
+  TypedGraph t = winograd_convolution();
   TaskSet set = testing::tasks_of(t.graph);
   const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
   EXPECT_GT(task.space.size(), 8u);
@@ -217,6 +222,16 @@ TEST(Tasks, TemplatesForAnAvx2TargetAreSizedByItAndMatchTheDefault) {
   EXPECT_EQ(conv.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
   for (const Task& task : set.tasks)
     if (task.tunable()) expect_points_match_default(task, 3, "llvm -mcpu=haswell");
+}
+
+TEST(Tasks, WinogradTemplateForAnAvx2TargetMatchesTheDefault) {
+  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
+  ops::FloatLanesScope lanes(8);
+  TypedGraph t = winograd_convolution();
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
+  EXPECT_EQ(task.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
+  expect_points_match_default(task, 4, "llvm -mcpu=haswell");
 }
 
 }  // namespace
