@@ -70,6 +70,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatMulShapes,
                                                       {5, 4, 6}},           // batch broadcasting
                                            MatmulCase{{3, 2, 4}, {4, 5}},   // batch on one side
                                            MatmulCase{{3, 5, 7}, {7, 21}},  // vectorized, ragged
+                                           // Batches with dimensions of 1 (channels-last
+                                           // images [1, H, W, C]), first and in between.
+                                           MatmulCase{{1, 3, 5, 7}, {7, 21}},
+                                           MatmulCase{{3, 1, 5, 7}, {7, 18}},
+                                           MatmulCase{{1, 1, 4, 6}, {6, 16}},
                                            // Both batched (attention): 4 x 16 register
                                            // tiles, ragged in rows and columns, and whole.
                                            MatmulCase{{2, 6, 9}, {2, 9, 37}},
