@@ -51,12 +51,38 @@ Expr Simplifier::simplify_linear(const LinearForm& form) {
 // The identity e == (e / c)*c + e % c (floor semantics, c > 0), used both ways:
 //   (e / c)*(c*m) + (e % c)*m  -> e*m            e.g. (f / n)*n + f % n -> f
 //   e*m - (e / c)*(c*m)        -> (e % c)*m      e.g. x - (x / 4)*4 -> x % 4
+// and for e = x / c1 written with its division folded: (x / (c1*c))*(c*m) + (e % c)*m -> e*m.
 bool Simplifier::merge_div_mod(LinearForm& form) {
   for (size_t i = 0; i < form.terms.size(); ++i) {
     const auto* div = form.terms[i].atom.as<DivNode>();
     const int64_t* c = div ? as_const_int(div->b) : nullptr;
-    if (!c || *c <= 0 || form.terms[i].coef % *c != 0) continue;
-    int64_t m = form.terms[i].coef / *c;
+    if (!c || *c <= 0) continue;
+    int64_t coef = form.terms[i].coef;
+    // The same identity for y = x / c1 once (x / c1) / c2 was folded into x / (c1*c2):
+    //   (x / (c1*c2))*(c2*m) + ((x / c1) % c2)*m -> (x / c1)*m
+    // (the rows of a reshape over several dimensions: ((r/W/H)*H + r/W % H)*W + r % W -> r).
+    LinearForm rest = form;
+    rest.terms.erase(rest.terms.begin() + static_cast<std::ptrdiff_t>(i));
+    auto nested = std::find_if(rest.terms.begin(), rest.terms.end(), [&](const LinearTerm& t) {
+      const auto* mod = t.atom.as<ModNode>();
+      const auto* inner = mod ? mod->a.as<DivNode>() : nullptr;
+      const int64_t* c2 = mod ? as_const_int(mod->b) : nullptr;
+      const int64_t* c1 = inner ? as_const_int(inner->b) : nullptr;
+      return c1 && c2 && *c1 > 0 && *c2 > 0 && *c1 * *c2 == *c && t.coef * *c2 == coef &&
+             deep_equal(inner->a, div->a);
+    });
+    if (nested != rest.terms.end()) {
+      Expr y = nested->atom.as<ModNode>()->a;
+      int64_t m = nested->coef;
+      rest.terms.erase(nested);
+      std::optional<LinearForm> ly = to_linear(y);
+      if (ly && rest.add(*ly, m)) {
+        form = rest;
+        return true;
+      }
+    }
+    if (coef % *c != 0) continue;
+    int64_t m = coef / *c;
     Expr e = div->a;
     std::optional<LinearForm> le = to_linear(e);
     if (!le) continue;

@@ -63,6 +63,15 @@ TEST(SimplifyLinear, RecombinesDivAndMod) {
   EXPECT_EQ(simp(f / 16 * 32 + f % 16 * 2), "f * 2");
 }
 
+TEST(SimplifyLinear, RecombinesNestedDivAndMod) {
+  // A row r of a [2, 7, 5] batch taken apart and put back together, the outer division
+  // folded to r / 35 on the way.
+  Var r("r");
+  EXPECT_EQ(simp(((r / 5 / 7) * 7 + (r / 5) % 7) * 5 + r % 5), "r");
+  EXPECT_EQ(simp(r / 35 * 14 + (r / 5) % 7 * 2), "r / 5 * 2");
+  EXPECT_EQ(simp(r / 35 * 7 + (r / 4) % 7), "r / 35 * 7 + r / 4 % 7");  // 4 * 7 is not 35
+}
+
 TEST(SimplifyLinear, NarrowIntegerTypesKeepTheirType) {
   Var x("x", DataType::Int(32));
   Expr e = simplify(x + make_int(2, DataType::Int(32)) - make_int(2, DataType::Int(32)));
