@@ -68,7 +68,9 @@ bool Simplifier::merge_div_mod(LinearForm& form) {
       const auto* inner = mod ? mod->a.as<DivNode>() : nullptr;
       const int64_t* c2 = mod ? as_const_int(mod->b) : nullptr;
       const int64_t* c1 = inner ? as_const_int(inner->b) : nullptr;
-      return c1 && c2 && *c1 > 0 && *c2 > 0 && *c1 * *c2 == *c && t.coef * *c2 == coef &&
+      int64_t divisor = 0, scaled = 0;
+      return c1 && c2 && *c1 > 0 && *c2 > 0 && !__builtin_mul_overflow(*c1, *c2, &divisor) &&
+             divisor == *c && !__builtin_mul_overflow(t.coef, *c2, &scaled) && scaled == coef &&
              deep_equal(inner->a, div->a);
     });
     if (nested != rest.terms.end()) {
