@@ -43,17 +43,10 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
     rows = te::compute(
         {rows_extent, k_extent},
         [&](te::Var r, te::Var kk) {
-          // Row r's index in each batch dimension; dimensions of extent 1 take 0 and no
-          // division (a leading 1, as in [1, H, W, C], would otherwise nest the divisions
-          // and keep the simplifier from seeing the row's address as r's multiple: 2.7x
-          // slower products).
-          std::vector<ir::Expr> at(row_dims.size(), ir::make_const(ir::DataType::Int(64), 0));
-          size_t outermost = 0;
-          while (outermost + 1 < row_dims.size() && row_dims[outermost] == 1) ++outermost;
+          std::vector<ir::Expr> at(row_dims.size());
           ir::Expr rest = r;
-          for (size_t d = row_dims.size(); d-- > outermost;) {
-            if (row_dims[d] == 1) continue;
-            at[d] = d == outermost ? rest : rest % row_dims[d];
+          for (size_t d = row_dims.size(); d-- > 0;) {
+            at[d] = d == 0 ? rest : rest % row_dims[d];
             rest = rest / row_dims[d];
           }
           at.push_back(kk);
