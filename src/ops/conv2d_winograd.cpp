@@ -303,15 +303,13 @@ void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
   int64_t tile_p = config.tile_p > 0 ? config.tile_p : fitted_conv_tile_ow(tiles, vectors * tile_kb);
   auto [po, pi] = s.split(gemm, loops[3], tile_p);
   std::string kb_outer = loops[2];
-  std::vector<std::string> order = {loops[0], loops[1], kb_outer, po, pi, loops[4]};
   if (tile_kb > 1) {
     auto [kbo, kbi] = s.split(gemm, loops[2], tile_kb);
     kb_outer = kbo;
-    order = {loops[0], loops[1], kbo, po, kbi, pi, loops[4]};
-    s.reorder(gemm, order);
+    s.reorder(gemm, {loops[0], loops[1], kbo, po, kbi, pi, loops[4]});
     s.unroll(gemm, kbi);
   } else {
-    s.reorder(gemm, order);
+    s.reorder(gemm, {loops[0], loops[1], kb_outer, po, pi, loops[4]});
   }
   s.parallel(gemm, s.fuse(gemm, s.fuse(gemm, loops[0], loops[1]), kb_outer));
   s.unroll(gemm, pi);
