@@ -91,7 +91,8 @@ std::shared_ptr<schedule::Schedule> Task::schedule_at(const Point& point) const 
   ops::KnobValues knobs;
   for (size_t k = 0; k < space.knobs().size(); ++k)
     knobs.set(space.knobs()[k].name, space.knobs()[k].values.at(static_cast<size_t>(point.at(k))));
-  return kernel->scheduler->schedule(knobs);
+  return search == SearchKind::Auto ? kernel->scheduler->generated_schedule(knobs)
+                                    : kernel->scheduler->schedule(knobs);
 }
 
 std::string target_key(const std::string& target, int threads) {
@@ -127,7 +128,7 @@ double count_flops(const ir::Expr& e) {
 }
 
 TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
-                      const compiler::CompileOptions& options) {
+                      const compiler::CompileOptions& options, SearchKind search) {
   TaskSet set;
   set.graph = graph;
   std::string target = target_key(options.build.target, options.num_threads);
@@ -153,7 +154,17 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
     task.name = group.label() + " " + shape_text(kernel->output_types.at(0));
     task.weight = 1;
     task.flops = count_flops(kernel->scheduler->outputs());
-    ops::TuningSpace space = kernel->scheduler->tuning_space();
+    task.search = search;
+    ops::TuningSpace space;
+    if (search == SearchKind::Templates) {
+      space = kernel->scheduler->tuning_space();
+    } else {
+      try {
+        space = kernel->scheduler->generated_space();
+      } catch (const CompileError&) {
+        space = {};  // the rules do not apply to this DAG: the task keeps its default
+      }
+    }
     task.template_name = space.template_name;
     for (ops::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
     task.kernel = std::move(kernel);

@@ -17,6 +17,11 @@
 
 namespace tessel::autotune {
 
+/// Where the tasks' search spaces come from: the templates of their anchor operators
+/// (ops/knobs.h; tasks without one are not tuned), or the rules that generate schedules from
+/// the compute alone (ops/generated_schedule.h), for every task.
+enum class SearchKind { Templates, Auto };
+
 struct Task {
   std::string key;     ///< 16 hex digits: structure of the computation + target
   std::string target;  ///< target_key() of the target the task is compiled for
@@ -25,9 +30,11 @@ struct Task {
   double flops = 0;    ///< floating-point operations per launch
   /// The kernel at its default schedule (arguments, scheduler).
   std::shared_ptr<const compiler::GroupKernel> kernel;
-  /// The template: its name and knobs (empty when the anchor declares none).
+  /// The template: its name and knobs (empty when the anchor declares none); for
+  /// SearchKind::Auto, the generated space ("auto.<rule>").
   std::string template_name;
   SearchSpace space;
+  SearchKind search = SearchKind::Templates;
 
   bool tunable() const { return !space.knobs().empty(); }
   /// The schedule of `point` of the template.
@@ -56,8 +63,9 @@ double count_flops(const ir::Expr& e);
 
 /// The tasks of `graph` (typed, constants folded: passes::default_pipeline), grouped by
 /// fusion as compile_graph does, with equal kernels merged; for the target and thread count
-/// of `options`.
+/// of `options`, with the search spaces of `search`.
 TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
-                      const compiler::CompileOptions& options = {});
+                      const compiler::CompileOptions& options = {},
+                      SearchKind search = SearchKind::Templates);
 
 }  // namespace tessel::autotune

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "executor/node_kernel.h"
+#include "ops/generated_schedule.h"
 #include "ops/op_util.h"
 #include "support/error.h"
 #include "te/compute.h"
@@ -183,14 +184,19 @@ GroupScheduler::GroupScheduler(std::vector<te::Tensor> outputs,
 
 GroupScheduler::~GroupScheduler() = default;
 
-std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValues& knobs) const {
+std::shared_ptr<schedule::Schedule> GroupScheduler::inlined_chain() const {
   auto result = std::make_shared<schedule::Schedule>(outputs_);
-  schedule::Schedule& s = *result;
-  // The chain's intermediate results are computed inside their consumers.
   for (const te::Tensor& t : intermediates_) {
-    const schedule::Stage* stage = s.stage_of(t.op().get());
-    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) s.compute_inline(t);
+    const schedule::Stage* stage = result->stage_of(t.op().get());
+    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) result->compute_inline(t);
   }
+  return result;
+}
+
+std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValues& knobs) const {
+  // The chain's intermediate results are computed inside their consumers.
+  std::shared_ptr<schedule::Schedule> result = inlined_chain();
+  schedule::Schedule& s = *result;
   if (scheduled_ && scheduled_->def().schedule) {
     // A copy reads the knobs, so that concurrent calls do not share them.
     ops::OpContext ctx = *scheduled_;
@@ -205,6 +211,20 @@ std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValu
 ops::TuningSpace GroupScheduler::tuning_space() const {
   if (!scheduled_ || !scheduled_->def().tuning_space) return {};
   return scheduled_->def().tuning_space(*scheduled_);
+}
+
+std::shared_ptr<schedule::Schedule> GroupScheduler::generated_schedule(
+    const ops::KnobValues& knobs) const {
+  std::shared_ptr<schedule::Schedule> result = inlined_chain();
+  ops::GeneratedKnobs chosen(knobs);
+  ops::schedule_generated(*result, chosen);
+  return result;
+}
+
+ops::TuningSpace GroupScheduler::generated_space() const {
+  ops::GeneratedKnobs declared;
+  ops::schedule_generated(*inlined_chain(), declared);
+  return declared.space();
 }
 
 ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,

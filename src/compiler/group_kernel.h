@@ -58,8 +58,15 @@ class GroupScheduler {
   std::shared_ptr<schedule::Schedule> schedule(const ops::KnobValues& knobs = {}) const;
   /// The tuning template of the scheduled node; no knobs when it has none.
   ops::TuningSpace tuning_space() const;
+  /// A fresh schedule generated from the compute alone (ops/generated_schedule.h) at `knobs`.
+  std::shared_ptr<schedule::Schedule> generated_schedule(const ops::KnobValues& knobs) const;
+  /// The knobs of the generated schedules; no knobs when the rules leave no choice.
+  ops::TuningSpace generated_space() const;
 
  private:
+  /// A fresh schedule with the chain's intermediate results inlined.
+  std::shared_ptr<schedule::Schedule> inlined_chain() const;
+
   std::vector<te::Tensor> outputs_;
   std::vector<te::Tensor> intermediates_;
   /// The node whose operator schedules the group; nullptr: the generic schedule.

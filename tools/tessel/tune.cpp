@@ -72,6 +72,7 @@ int run_tune(const std::vector<std::string>& args) {
   CompileFlags flags;
   autotune::TuneOptions options;
   bool list = false;
+  autotune::SearchKind search = autotune::SearchKind::Templates;
   for (size_t i = 0; i < args.size(); ++i) {
     if (flags.parse(args, i)) continue;
     const std::string& flag = args[i];
@@ -81,6 +82,11 @@ int run_tune(const std::vector<std::string>& args) {
       options.time_budget_seconds = parse_duration(value_of(args, i));
     } else if (flag == "--tuner") {
       options.tuner = value_of(args, i);
+    } else if (flag == "--search") {
+      std::string kind = value_of(args, i);
+      if (kind != "template" && kind != "auto")
+        TESSEL_USER_ERROR("--search: '", kind, "' is not 'template' or 'auto'");
+      search = kind == "auto" ? autotune::SearchKind::Auto : autotune::SearchKind::Templates;
     } else if (flag == "--batch") {
       options.batch = std::max(1, parse_count(flag, value_of(args, i)));
     } else if (flag == "--seed") {
@@ -111,7 +117,8 @@ int run_tune(const std::vector<std::string>& args) {
   if ((input.empty() && !records_only) || (!list && flags.records.empty()))
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
-        "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--threads T] [--batch N] "
+        "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto] "
+        "[--threads T] [--batch N] "
         "[--curves DIR] [--flush-cache] [--list-tasks] [--input-shape NAME=SHAPE]...; "
         "tessel tune --records <db.sqlite> --export|--import <file.jsonl>");
   std::unique_ptr<autotune::RecordDatabase> db;
@@ -139,7 +146,7 @@ int run_tune(const std::vector<std::string>& args) {
   // candidates, after the compiler is done.
   compiler::TargetLanesScope lanes(compile.build.target);
   autotune::TaskSet tasks = autotune::extract_tasks(
-      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile);
+      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile, search);
   if (list) {
     list_tasks(tasks, db.get());
     return export_records();
@@ -151,7 +158,8 @@ int run_tune(const std::vector<std::string>& args) {
   size_t tunable = 0;
   for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
   std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
-            << " with a template; tuner " << options.tuner << ", " << options.trials
+            << (search == autotune::SearchKind::Auto ? " with a generated space" : " with a template")
+            << "; tuner " << options.tuner << ", " << options.trials
             << " trials per task, records in " << flags.records << "\n";
   std::vector<autotune::TaskResult> results = autotune::tune_tasks(tasks, *db, options);
   print_summary(results);

@@ -1,10 +1,14 @@
-// Helpers for the autotune tests: small models whose kernels have tuning templates, and
-// temporary record databases.
+// Helpers for the autotune tests: small models whose kernels have tuning templates, points
+// of a task's space checked against its default schedule, and temporary record databases.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <random>
 #include <string>
 
+#include "autotune/measure.h"
 #include "autotune/task.h"
 #include "unit/compiler/compiler_test_util.h"
 
@@ -40,6 +44,31 @@ inline const Task& task_of_template(const TaskSet& set, const std::string& name)
     if (t.template_name == name) return t;
   ADD_FAILURE() << "no task of template " << name;
   throw std::runtime_error("no task of template " + name);
+}
+
+/// The given points of the task's space build, run and match the default.
+inline void expect_match_default(const Task& task, const std::vector<Point>& points,
+                          const std::string& target = "") {
+  MeasureOptions options;
+  options.target = target;
+  options.repeats = 1;
+  options.min_repeat_seconds = 0;
+  Measurer measurer(task.kernel, options);
+  std::vector<std::shared_ptr<schedule::Schedule>> candidates;
+  for (const Point& p : points) candidates.push_back(task.schedule_at(p));
+  std::vector<MeasureResult> results = measurer.measure(candidates);
+  for (size_t i = 0; i < results.size(); ++i)
+    EXPECT_TRUE(results[i].ok()) << task.name << " (" << task.template_name << ") at " << task.space.describe(points[i])
+                                 << ": " << results[i].error;
+}
+
+/// Sampled points of the task's space build, run and match the default: the corners
+/// (every knob at its first, every knob at its last value), then random points.
+inline void expect_points_match_default(const Task& task, int samples, const std::string& target = "") {
+  std::mt19937_64 rng(7);
+  std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
+  for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
+  expect_match_default(task, points, target);
 }
 
 /// A fresh directory removed when the object goes.

@@ -81,38 +81,13 @@ TypedGraph three_convolutions() {
   return t;
 }
 
-/// The given points of the task's template build, run and match the default.
-void expect_match_default(const Task& task, const std::vector<Point>& points,
-                          const std::string& target = "") {
-  MeasureOptions options;
-  options.target = target;
-  options.repeats = 1;
-  options.min_repeat_seconds = 0;
-  Measurer measurer(task.kernel, options);
-  std::vector<std::shared_ptr<schedule::Schedule>> candidates;
-  for (const Point& p : points) candidates.push_back(task.schedule_at(p));
-  std::vector<MeasureResult> results = measurer.measure(candidates);
-  for (size_t i = 0; i < results.size(); ++i)
-    EXPECT_TRUE(results[i].ok()) << task.template_name << " at " << task.space.describe(points[i])
-                                 << ": " << results[i].error;
-}
-
-/// Sampled points of the task's template build, run and match the default: the corners
-/// (every knob at its first, every knob at its last value), then random points.
-void expect_points_match_default(const Task& task, int samples, const std::string& target = "") {
-  std::mt19937_64 rng(7);
-  std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
-  for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));
-  expect_match_default(task, points, target);
-}
-
 TEST(Tasks, ConvolutionTemplatesMatchTheDefaultSchedule) {
   TypedGraph t = three_convolutions();
   TaskSet set = testing::tasks_of(t.graph);
   for (const char* name : {"conv2d_nchwc", "conv2d_nchwc_1x1", "conv2d_nchwc_depthwise"}) {
     const Task& task = testing::task_of_template(set, name);
     EXPECT_GT(task.space.size(), 8u) << name;
-    expect_points_match_default(task, 6);
+    testing::expect_points_match_default(task, 6);
   }
 }
 
@@ -137,7 +112,7 @@ TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
   // than the direct convolution's multiply-adds.
   EXPECT_LT(task.flops, 2.0 * 48 * 32 * 9 * 81);
   EXPECT_GT(task.flops, 2.0 * 48 * 32 * 9 * 81 / 4);
-  expect_points_match_default(task, 6);
+  testing::expect_points_match_default(task, 6);
 }
 
 TEST(Tasks, GroupedConvolutionTemplateMatchesTheDefaultSchedule) {
@@ -152,7 +127,7 @@ TEST(Tasks, GroupedConvolutionTemplateMatchesTheDefaultSchedule) {
   TaskSet set = testing::tasks_of(t.graph);
   const Task& task = testing::task_of_template(set, "conv2d_nchwc");
   EXPECT_NE(task.name.find("Conv2dNCHWc"), std::string::npos) << task.name;
-  expect_points_match_default(task, 6);
+  testing::expect_points_match_default(task, 6);
 }
 
 TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
@@ -173,13 +148,13 @@ TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
   for (const char* name : {"pool", "softmax", "layernorm", "batched_matmul"}) {
     const Task& task = testing::task_of_template(set, name);
     EXPECT_GT(task.space.size(), 4u) << name;
-    expect_points_match_default(task, 5);
+    testing::expect_points_match_default(task, 5);
   }
 }
 
 TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
   TypedGraph t = testing::two_matmuls();
-  expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
+  testing::expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
 }
 
 TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
@@ -202,7 +177,7 @@ TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
   // tile_n in {1, 2}, tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two
   // unroll depths.
   ASSERT_EQ(points.size(), 48u);
-  expect_match_default(task, points);
+  testing::expect_match_default(task, points);
 }
 
 TEST(Tasks, TemplatesForAnAvx2TargetAreSizedByItAndMatchTheDefault) {
@@ -221,7 +196,7 @@ TEST(Tasks, TemplatesForAnAvx2TargetAreSizedByItAndMatchTheDefault) {
   EXPECT_EQ(conv.space.knobs().front().name, "tile_ow");
   EXPECT_EQ(conv.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
   for (const Task& task : set.tasks)
-    if (task.tunable()) expect_points_match_default(task, 3, "llvm -mcpu=haswell");
+    if (task.tunable()) testing::expect_points_match_default(task, 3, "llvm -mcpu=haswell");
 }
 
 TEST(Tasks, WinogradTemplateForAnAvx2TargetMatchesTheDefault) {
@@ -231,7 +206,7 @@ TEST(Tasks, WinogradTemplateForAnAvx2TargetMatchesTheDefault) {
   TaskSet set = testing::tasks_of(t.graph);
   const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
   EXPECT_EQ(task.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
-  expect_points_match_default(task, 4, "llvm -mcpu=haswell");
+  testing::expect_points_match_default(task, 4, "llvm -mcpu=haswell");
 }
 
 }  // namespace

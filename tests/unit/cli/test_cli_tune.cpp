@@ -23,6 +23,21 @@ class CliTune : public CaseTest {
     return run_cli("tune " + model() + " --records " + db +
                    " --trials 4 --batch 2 --tuner random " + extra);
   }
+  /// `compile --records db` into <name>.so says its kernel is tuned, and the library run on
+  /// the case's inputs gives the case's expected output.
+  void expect_tuned_library_computes_the_case(const std::string& db, const std::string& name) {
+    CliResult r = run_cli("compile " + model() + " -o " + path(name + ".so") + " --records " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("1 of 1 kernels tuned"), std::string::npos) << r.output;
+    r = run_cli("run " + path(name + ".so") + " --input a=" + data("input_0.pb") +
+                " --input b=" + data("input_1.pb") + " --output-dir " + path(name + "-out"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    NpyFloats c = read_npy_floats(path(name + "-out/c.npy"));
+    runtime::NDArray expected = frontend::load_tensor_file(data("output_0.pb"));
+    ASSERT_EQ(static_cast<int64_t>(c.data.size()), expected.size()) << c.header;
+    for (int64_t i = 0; i < expected.size(); ++i)
+      EXPECT_NEAR(c.data[i], expected.data_as<float>()[i], 1e-5 + 1e-5 * std::abs(c.data[i]));
+  }
 };
 
 TEST_F(CliTune, ListsTheTasksWithTheirTemplates) {
@@ -42,18 +57,7 @@ TEST_F(CliTune, TunedLibraryComputesTheExpectedOutput) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("records"), std::string::npos) << r.output;
 
-  r = run_cli("compile " + model() + " -o " + path("model.so") + " --records " +
-              path("records.db"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("1 of 1 kernels tuned"), std::string::npos) << r.output;
-  r = run_cli("run " + path("model.so") + " --input a=" + data("input_0.pb") +
-              " --input b=" + data("input_1.pb") + " --output-dir " + path("out"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  NpyFloats c = read_npy_floats(path("out/c.npy"));
-  runtime::NDArray expected = frontend::load_tensor_file(data("output_0.pb"));
-  ASSERT_EQ(static_cast<int64_t>(c.data.size()), expected.size()) << c.header;
-  for (int64_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data[i], expected.data_as<float>()[i], 1e-5 + 1e-5 * std::abs(c.data[i]));
+  expect_tuned_library_computes_the_case(path("records.db"), "model");
 }
 
 TEST_F(CliTune, RerunResumesAndRecordsTravelAsJsonLines) {
@@ -111,6 +115,21 @@ TEST_F(CliTune, BadOptionsAreNamed) {
   r = run_cli("tune " + model() + " --records " + path("x.db") + " --time-budget soon");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("--time-budget: 'soon'"), std::string::npos) << r.output;
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --search everywhere");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--search: 'everywhere' is not 'template' or 'auto'"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliTune, GeneratedSpacesTuneAndTheLibraryComputesTheExpectedOutput) {
+  CliResult r = run_cli("tune " + model() + " --list-tasks --search auto");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("auto.tiled_reduction"), std::string::npos) << r.output;
+  r = tune(path("auto.db"), "--search auto");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("with a generated space"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 trials, 0 failed"), std::string::npos) << r.output;
+  expect_tuned_library_computes_the_case(path("auto.db"), "auto");
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+// Generated search spaces (SearchKind::Auto): every task of a model gets knobs from the
+// rules over its DAG, whatever its operators; the default point and sampled points build,
+// run and compute what the default schedule computes (which the operator tests check against
+// naive references), on the host and on an AVX2 target.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "autotune_test_util.h"
+#include "codegen/llvm/target.h"
+#include "compiler/compile_model.h"
+#include "ops/cpu_features.h"
+
+namespace tessel::autotune {
+namespace {
+
+using testing::TypedGraph;
+
+TaskSet auto_tasks_of(const graph::Graph& graph) {
+  std::vector<graph::TensorType> types;
+  for (const graph::Value* in : graph.inputs()) types.push_back(in->type);
+  return extract_tasks(compiler::optimize_graph(graph, types), {}, SearchKind::Auto);
+}
+
+/// The task whose name contains `part`; fails the test when there is none.
+const Task& task_named(const TaskSet& set, const std::string& part) {
+  for (const Task& t : set.tasks)
+    if (t.name.find(part) != std::string::npos) return t;
+  ADD_FAILURE() << "no task named like " << part;
+  throw std::runtime_error("no task " + part);
+}
+
+/// A transformer block's kernels: a product with a bias and tanh, a LayerNorm, a softmax, a
+/// transpose and a reduction to one value per row.
+TypedGraph transformer_pieces() {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 24, 40});
+  graph::Value* w = t.constant("w", {40, 72}, 1);
+  graph::Value* b = t.constant("b", {72}, 2);
+  graph::Value* h = t.node("Add", {t.node("MatMul", {x, w}, {1, 24, 72}), b}, {1, 24, 72});
+  t.output(t.node("Tanh", {h}, {1, 24, 72}));
+  t.output(t.node("LayerNormalization", {x, t.constant("g", {40}, 3), t.constant("be", {40}, 4)},
+                  {1, 24, 40}, {{"axis", graph::Attribute::of_int(-1)}}));
+  graph::Value* s = t.input("s", {2, 24, 40});
+  t.output(t.node("Softmax", {s}, {2, 24, 40}, {{"axis", graph::Attribute::of_int(-1)}}));
+  t.output(t.node("Transpose", {s}, {2, 40, 24}, {{"perm", graph::Attribute::of_ints({0, 2, 1})}}));
+  t.output(t.node("ReduceSum", {s, t.ints("axes", {-1})}, {2, 24, 1}));
+  return t;
+}
+
+TEST(GeneratedSpaces, EveryTaskOfATransformerBlockIsTunable) {
+  TypedGraph t = transformer_pieces();
+  TaskSet set = auto_tasks_of(t.graph);
+  ASSERT_GE(set.tasks.size(), 5u);
+  for (const Task& task : set.tasks) {
+    EXPECT_EQ(task.search, SearchKind::Auto);
+    EXPECT_TRUE(task.tunable()) << task.name;
+    EXPECT_EQ(task.template_name.rfind("auto.", 0), 0u) << task.name << ": " << task.template_name;
+  }
+  EXPECT_EQ(task_named(set, "Tanh").template_name, "auto.tiled_reduction");
+  EXPECT_EQ(task_named(set, "Softmax").template_name, "auto.row_reduction");
+  EXPECT_EQ(task_named(set, "LayerNormalization").template_name, "auto.row_reduction");
+  EXPECT_EQ(task_named(set, "ReduceSum").template_name, "auto.row_reduction");
+  EXPECT_EQ(task_named(set, "Transpose").template_name, "auto.injective");
+}
+
+TEST(GeneratedSpaces, SampledPointsMatchTheDefaultSchedule) {
+  TypedGraph t = transformer_pieces();
+  for (const Task& task : auto_tasks_of(t.graph).tasks) testing::expect_points_match_default(task, 6);
+}
+
+TEST(GeneratedSpaces, ConvolutionsAndPoolingMatchTheDefaultSchedule) {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {1, 16, 10, 10});
+  graph::Value* a = t.node("Conv", {x, t.constant("w1", {32, 16, 3, 3}, 1)}, {1, 32, 10, 10},
+                           {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}});
+  graph::Value* r = t.node("Relu", {a}, {1, 32, 10, 10});
+  t.output(t.node("MaxPool", {r}, {1, 32, 5, 5},
+                  {{"kernel_shape", graph::Attribute::of_ints({2, 2})},
+                   {"strides", graph::Attribute::of_ints({2, 2})}}));
+  t.output(t.node("GlobalAveragePool", {r}, {1, 32, 1, 1}));
+  TaskSet set = auto_tasks_of(t.graph);
+  for (const Task& task : set.tasks) {
+    EXPECT_TRUE(task.tunable()) << task.name;
+    testing::expect_points_match_default(task, 4);
+  }
+}
+
+TEST(GeneratedSpaces, SizedByAnAvx2TargetAndMatchTheDefault) {
+  // What a host without AVX-512 tunes: vectors of 8 lanes, built for that target.
+  const std::string target = "llvm -mcpu=haswell";
+  compiler::TargetLanesScope lanes(target);
+  ASSERT_EQ(ops::target_float_lanes(), 8);
+  TypedGraph t = transformer_pieces();
+  for (const Task& task : auto_tasks_of(t.graph).tasks) {
+    if (task.name.find("Tanh") == std::string::npos && task.name.find("Softmax") == std::string::npos)
+      continue;
+    // Column tiles are whole vectors of 8 lanes.
+    for (const Knob& knob : task.space.knobs()) {
+      if (knob.name != "tile_j") continue;
+      for (int64_t v : knob.values) EXPECT_EQ(v % 8, 0) << task.name;
+    }
+    testing::expect_points_match_default(task, 3, target);
+  }
+}
+
+TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneByOne) {
+  // Each kernel takes the schedule of a random point of its generated space, replayed from
+  // its trace by the compiler as tuning records are; the outputs must equal the graph's
+  // nodes evaluated one by one.
+  TypedGraph t = transformer_pieces();
+  TaskSet set = auto_tasks_of(t.graph);
+  std::mt19937_64 rng(5);
+  std::map<std::string, schedule::Trace> traces;
+  for (const Task& task : set.tasks)
+    traces.emplace(task.key, task.schedule_at(task.space.random_point(rng))->trace());
+  int replayed = 0;
+  compiler::CompileOptions options;
+  options.choose_schedule =
+      [&](const compiler::GroupKernel& kernel) -> std::optional<schedule::Trace> {
+    auto found = traces.find(task_key(kernel, target_key()));
+    if (found == traces.end()) return std::nullopt;
+    ++replayed;
+    return found->second;
+  };
+  runtime::Model model = compiler::jit_model(compiler::compile_graph(*set.graph, options));
+  EXPECT_EQ(replayed, static_cast<int>(set.tasks.size()));
+  runtime::NDArray x = compiler::testing::random_array({1, 24, 40}, 7);
+  runtime::NDArray s = compiler::testing::random_array({2, 24, 40}, 8);
+  std::vector<runtime::NDArray> expected = compiler::testing::run_unfused(t.graph, {&x, &s});
+  std::vector<runtime::NDArray> outputs = model.run({&x, &s});
+  ASSERT_EQ(outputs.size(), expected.size());
+  for (size_t o = 0; o < outputs.size(); ++o)
+    compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
+}
+
+}  // namespace
+}  // namespace tessel::autotune
