@@ -122,12 +122,15 @@ void evict_caches(std::vector<char>& buffer) {
 }
 
 /// Runs `run` `number` times, each timed alone (one run after evicting the caches when
-/// `flush` is not empty), and returns the fastest run's seconds: the machine's interruptions
-/// only ever add time, so the minimum is the estimate they disturb least.
-double time_runs(const std::function<void()>& run, int64_t number, std::vector<char>& flush) {
+/// `flush` is not empty; each after `before_each_run` when given), and returns the fastest
+/// run's seconds: the machine's interruptions only ever add time, so the minimum is the
+/// estimate they disturb least.
+double time_runs(const std::function<void()>& run, int64_t number, std::vector<char>& flush,
+                 const std::function<void()>& before_each_run) {
   if (!flush.empty()) evict_caches(flush);
   double fastest = std::numeric_limits<double>::infinity();
   for (int64_t i = 0; i < number; ++i) {
+    if (before_each_run) before_each_run();
     auto begin = Clock::now();
     run();
     fastest = std::min(fastest, seconds_since(begin));
@@ -147,17 +150,37 @@ int64_t runs_per_repeat(double seconds, const MeasureOptions& options) {
 
 std::vector<double> time_repeats(const std::function<void()>& run, double first_seconds,
                                  const std::function<void()>& baseline, double baseline_seconds,
-                                 const MeasureOptions& options) {
+                                 const MeasureOptions& options,
+                                 const std::function<void()>& before_each_run) {
   std::vector<char> flush(options.flush_cache_bytes);
   int64_t number = runs_per_repeat(first_seconds, options);
   int64_t baseline_number = baseline ? runs_per_repeat(baseline_seconds, options) : 0;
   std::vector<double> costs;
   for (int r = 0; r < options.repeats; ++r) {
-    double seconds = time_runs(run, number, flush);
-    if (baseline) seconds *= baseline_seconds / time_runs(baseline, baseline_number, flush);
+    double seconds = time_runs(run, number, flush, before_each_run);
+    if (baseline)
+      seconds *= baseline_seconds / time_runs(baseline, baseline_number, flush, before_each_run);
     costs.push_back(seconds);
   }
   return costs;
+}
+
+void evict_from_caches(const void* data, size_t bytes) {
+  const char* begin = static_cast<const char*>(data);
+  for (size_t offset = 0; offset < bytes; offset += 64) {
+#if defined(__x86_64__)
+    __builtin_ia32_clflush(begin + offset);
+#elif defined(__aarch64__)
+    asm volatile("dc civac, %0" : : "r"(begin + offset) : "memory");
+#else
+#error "evict_from_caches: no cache-line flush instruction known for this architecture"
+#endif
+  }
+#if defined(__x86_64__)
+  __builtin_ia32_mfence();
+#elif defined(__aarch64__)
+  asm volatile("dsb ish" : : : "memory");
+#endif
 }
 
 double MeasureResult::mean_cost() const {
@@ -226,12 +249,20 @@ MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector
       std::function<void()> baseline;
       if (index != kDefaultIndex && options_.relative_to_default)
         baseline = [&] { default_kernel_->run(pointers); };
+      std::function<void()> evict_constants;
+      if (options_.cold_constants)
+        evict_constants = [&] {
+          for (size_t a = 0; a < k.num_inputs; ++a)
+            if (k.arg_values[a]->constant)
+              evict_from_caches(args_[a].data(), static_cast<size_t>(args_[a].nbytes()));
+        };
       if (report.empty()) {
         std::ostringstream costs;
         costs.precision(9);
         costs << "ok";
         for (double c :
-             time_repeats([&] { run(pointers); }, first, baseline, default_seconds_, options_))
+             time_repeats([&] { run(pointers); }, first, baseline, default_seconds_, options_,
+                          evict_constants))
           costs << " " << c;
         report = costs.str();
       }

@@ -30,6 +30,10 @@ struct MeasureOptions {
   /// When non-zero, each repeat is one run after writing this many bytes (more than the
   /// caches hold): weights and inputs come from memory, as they do inside a large model.
   size_t flush_cache_bytes = 0;
+  /// Before each timed run, the kernel's constant inputs (its weights) are evicted from the
+  /// caches, line by line, untimed: inside a model whose weights exceed the caches each
+  /// kernel finds its weights in memory but its activations, just written, cached.
+  bool cold_constants = false;
   double timeout_seconds = 10;  ///< per candidate run (its build excluded)
   int build_jobs = 0;           ///< candidates built at once (0: one per hardware thread)
   double rtol = 1e-3;           ///< allowed difference from the default schedule's output,
@@ -59,10 +63,16 @@ struct MeasureResult {
 /// run after a cache flush.
 /// With a `baseline` (the default schedule, taking `baseline_seconds` per run when measured
 /// alone), each repeat times the baseline right after `run` and reports run's time over the
-/// baseline's, times baseline_seconds.
+/// baseline's, times baseline_seconds. `before_each_run`, when given, runs untimed before
+/// every run of either.
 std::vector<double> time_repeats(const std::function<void()>& run, double first_seconds,
                                  const std::function<void()>& baseline, double baseline_seconds,
-                                 const MeasureOptions& options);
+                                 const MeasureOptions& options,
+                                 const std::function<void()>& before_each_run = {});
+
+/// Evicts the bytes [data, data + bytes) from every level of the caches (clflush on x86-64,
+/// dc civac on AArch64).
+void evict_from_caches(const void* data, size_t bytes);
 
 class Measurer {
  public:

@@ -27,7 +27,7 @@ void print_usage() {
                "       --records, each kernel takes the best schedule tuned for it\n"
                "  tune <model.onnx> --records DB [--trials N] [--time-budget 10m]\n"
                "      [--tuner xgb|ga|random|grid] [--search template|auto] [--threads T]\n"
-               "      [--batch N] [--curves DIR]\n"
+               "      [--weights cold|warm] [--batch N] [--curves DIR]\n"
                "      [--flush-cache] [--list-tasks] [--export F.jsonl] [--import F.jsonl]\n"
                "       search schedules for the model's kernels; every measurement is recorded\n"
                "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"

@@ -20,6 +20,10 @@
 namespace tessel::cli {
 namespace {
 
+/// Models with more bytes of weights than this (a last-level cache's size) are tuned with
+/// their weights evicted from the caches before each run (MeasureOptions::cold_constants).
+constexpr int64_t kColdWeightBytes = int64_t{32} << 20;
+
 /// "10m", "90s", "1h" or plain seconds.
 double parse_duration(const std::string& text) {
   size_t digits = text.find_first_not_of("0123456789.");
@@ -73,6 +77,7 @@ int run_tune(const std::vector<std::string>& args) {
   autotune::TuneOptions options;
   bool list = false;
   autotune::SearchKind search = autotune::SearchKind::Templates;
+  std::string weights;  // cold, warm, or "" for the model's size to decide
   for (size_t i = 0; i < args.size(); ++i) {
     if (flags.parse(args, i)) continue;
     const std::string& flag = args[i];
@@ -97,6 +102,10 @@ int run_tune(const std::vector<std::string>& args) {
       // Ten single runs, each after 64 MiB were written: more than the caches hold.
       options.measure.flush_cache_bytes = size_t{64} << 20;
       options.measure.repeats = 10;
+    } else if (flag == "--weights") {
+      weights = value_of(args, i);
+      if (weights != "cold" && weights != "warm")
+        TESSEL_USER_ERROR("--weights: '", weights, "' is not 'cold' or 'warm'");
     } else if (flag == "--curves") {
       curves = value_of(args, i);
     } else if (flag == "--export") {
@@ -118,7 +127,7 @@ int run_tune(const std::vector<std::string>& args) {
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
         "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto] "
-        "[--threads T] [--batch N] "
+        "[--weights cold|warm] [--threads T] [--batch N] "
         "[--curves DIR] [--flush-cache] [--list-tasks] [--input-shape NAME=SHAPE]...; "
         "tessel tune --records <db.sqlite> --export|--import <file.jsonl>");
   std::unique_ptr<autotune::RecordDatabase> db;
@@ -151,6 +160,12 @@ int run_tune(const std::vector<std::string>& args) {
     list_tasks(tasks, db.get());
     return export_records();
   }
+  // A model whose weights exceed the caches finds them in memory at every kernel.
+  int64_t weight_bytes = 0;
+  for (const auto& value : tasks.graph->values())
+    if (value->constant) weight_bytes += value->constant->nbytes();
+  options.measure.cold_constants =
+      weights.empty() ? weight_bytes > kColdWeightBytes : weights == "cold";
   options.measure.threads = flags.options.num_threads;
   options.measure.target = compile.build.target;
   options.progress = &std::cerr;
@@ -159,6 +174,8 @@ int run_tune(const std::vector<std::string>& args) {
   for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
   std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
             << (search == autotune::SearchKind::Auto ? " with a generated space" : " with a template")
+            << "; weights " << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
+            << weight_bytes / (1 << 20) << " MiB)"
             << "; tuner " << options.tuner << ", " << options.trials
             << " trials per task, records in " << flags.records << "\n";
   std::vector<autotune::TaskResult> results = autotune::tune_tasks(tasks, *db, options);

@@ -97,6 +97,32 @@ TEST(Measure, FlushingTheCachesTimesSingleRuns) {
   for (double c : result.costs) EXPECT_GT(c, 0);
 }
 
+TEST(Measure, ColdConstantsAreEvictedBeforeEveryRunOfCandidateAndBaseline) {
+  MeasureOptions options;
+  options.repeats = 3;
+  options.min_repeat_seconds = 0;
+  std::string log;
+  std::vector<double> costs = time_repeats([&] { log += 'c'; }, 1e-3, [&] { log += 'd'; }, 1e-3,
+                                           options, [&] { log += 'e'; });
+  EXPECT_EQ(costs.size(), 3u);
+  EXPECT_EQ(log, "ecedecedeced");
+
+  // Evicting written-back lines keeps their values.
+  std::vector<float> data(100000);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+  evict_from_caches(data.data(), data.size() * sizeof(float));
+  for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], static_cast<float>(i));
+
+  // A kernel with constant weights is measured with them evicted, and its result checked.
+  MatmulTask m;
+  options = quick();
+  options.cold_constants = true;
+  Measurer measurer(m.task().kernel, options);
+  std::vector<MeasureResult> results = measurer.measure({m.task().kernel->schedule});
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  for (double c : results[0].costs) EXPECT_GT(c, 0);
+}
+
 TEST(Measure, AWrongCandidateIsCaught) {
   MatmulTask m;
   const compiler::GroupKernel& kernel = *m.task().kernel;

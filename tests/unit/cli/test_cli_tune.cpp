@@ -119,15 +119,20 @@ TEST_F(CliTune, BadOptionsAreNamed) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("--search: 'everywhere' is not 'template' or 'auto'"), std::string::npos)
       << r.output;
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --weights lukewarm");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--weights: 'lukewarm' is not 'cold' or 'warm'"), std::string::npos)
+      << r.output;
 }
 
 TEST_F(CliTune, GeneratedSpacesTuneAndTheLibraryComputesTheExpectedOutput) {
   CliResult r = run_cli("tune " + model() + " --list-tasks --search auto");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("auto.tiled_reduction"), std::string::npos) << r.output;
-  r = tune(path("auto.db"), "--search auto");
+  r = tune(path("auto.db"), "--search auto --weights cold");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("with a generated space"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weights evicted before each run"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("4 trials, 0 failed"), std::string::npos) << r.output;
   expect_tuned_library_computes_the_case(path("auto.db"), "auto");
 }
