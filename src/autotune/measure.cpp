@@ -260,9 +260,8 @@ MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector
         std::ostringstream costs;
         costs.precision(9);
         costs << "ok";
-        for (double c :
-             time_repeats([&] { run(pointers); }, first, baseline, default_seconds_, options_,
-                          evict_constants))
+        for (double c : time_repeats([&] { run(pointers); }, first, baseline, default_seconds_,
+                                     options_, evict_constants))
           costs << " " << c;
         report = costs.str();
       }

@@ -54,24 +54,16 @@ double best_average_cost(const Task& task, const RecordDatabase& db) {
   return best.empty() ? kInfinity : best.front().average_cost;
 }
 
-/// Samples of other tasks of the same template, their costs relative to each task's best.
-std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db,
-                                             size_t features) {
-  std::vector<Record> records =
-      db.records_of_template(task.template_name, task.target, task.key, 2000);
-  std::map<std::string, double> best_of_task;
-  for (const Record& r : records)
-    if (r.ok()) {
-      double& best = best_of_task.try_emplace(r.task_key, kInfinity).first->second;
-      best = std::min(best, r.mean_cost());
-    }
-  std::vector<TransferSample> samples;
-  for (const Record& r : records) {
-    if (r.features.size() != features) continue;
-    double relative = r.ok() ? best_of_task[r.task_key] / r.mean_cost() : 0.0;
-    samples.push_back({r.features, relative});
-  }
-  return samples;
+/// Whether record `r` chose values for the knobs of `space`, in its order: only then do the
+/// knob values in its features mean what this task's do (generated spaces of one rule may
+/// differ in their knobs).
+bool names_the_knobs_of(const Record& r, const SearchSpace& space) {
+  if (r.point_json.empty()) return false;
+  json::Value point = json::parse(r.point_json);
+  if (!point.is_object() || point.as_object().size() != space.knobs().size()) return false;
+  for (size_t k = 0; k < space.knobs().size(); ++k)
+    if (point.as_object()[k].first != space.knobs()[k].name) return false;
+  return true;
 }
 
 /// Starts a task: its tuner, fed with the records the database already holds.
@@ -81,7 +73,7 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
   tuner_options.seed = options.seed;
   tuner_options.features = [&task](const Point& p) { return candidate_features(task, p); };
   if (options.tuner == "xgb" && options.transfer)
-    tuner_options.transfer = transfer_samples(task, db, kLoopFeatures + task.space.knobs().size());
+    tuner_options.transfer = transfer_samples(task, db);
   state.tuner = make_tuner(options.tuner, task.space, tuner_options);
   // Each point measured counts as one trial (a point measured again to confirm it, once).
   std::vector<Measurement> known;
@@ -231,6 +223,25 @@ void print_progress(const TaskState& state, const TuneOptions& options, double e
 }
 
 }  // namespace
+
+std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db) {
+  const size_t features = kLoopFeatures + task.space.knobs().size();
+  std::vector<Record> records =
+      db.records_of_template(task.template_name, task.target, task.key, 2000);
+  std::map<std::string, double> best_of_task;
+  for (const Record& r : records)
+    if (r.ok()) {
+      double& best = best_of_task.try_emplace(r.task_key, kInfinity).first->second;
+      best = std::min(best, r.mean_cost());
+    }
+  std::vector<TransferSample> samples;
+  for (const Record& r : records) {
+    if (r.features.size() != features || !names_the_knobs_of(r, task.space)) continue;
+    double relative = r.ok() ? best_of_task[r.task_key] / r.mean_cost() : 0.0;
+    samples.push_back({r.features, relative});
+  }
+  return samples;
+}
 
 std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
                                    const TuneOptions& options) {

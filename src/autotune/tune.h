@@ -18,6 +18,7 @@
 #include "autotune/measure.h"
 #include "autotune/records.h"
 #include "autotune/task.h"
+#include "autotune/tuner.h"
 
 namespace tessel::autotune {
 
@@ -55,6 +56,12 @@ struct TaskResult {
   int weight = 0;
   std::vector<CurvePoint> curve;  ///< this run's trials
 };
+
+/// The "xgb" tuner's transfer samples for `task`: the records in `db` of other tasks of the
+/// same template whose points name the same knobs in the same order (so that their features
+/// mean what the task's do), each labelled with its task's best cost over its cost (0 when
+/// it failed).
+std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db);
 
 /// Tunes every tunable task of `tasks`, storing each measurement in `db`.
 std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,

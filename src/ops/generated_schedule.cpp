@@ -66,8 +66,7 @@ std::string factor_over_lanes(Schedule& s, const std::string& stage, int64_t lan
   te::Tensor rf = s.rfactor(result, inner, axes);
   std::vector<std::string> order = reduction_roots(s.stage(rf));
   order.push_back(inner);
-  std::vector<std::string> moved(order.begin(), order.end());
-  s.reorder(rf, moved);
+  s.reorder(rf, order);
   s.vectorize(rf, inner);
   return s.stage(rf).name;
 }
@@ -174,15 +173,16 @@ OutputLoops tile_output(Schedule& s, const te::Tensor& output, const std::string
     tiles[n - 1] = knobs.choose(prefix + "tile_j", values_up_to(widths, ext_j));
   }
   if (n >= 2) {
-    std::vector<int64_t> rows = fed && vector ? std::vector<int64_t>{4, 1, 2, 6, 8}
-                                              : std::vector<int64_t>{1, 2, 4};
+    std::vector<int64_t> rows =
+        fed && vector ? std::vector<int64_t>{4, 1, 2, 6, 8} : std::vector<int64_t>{1, 2, 4};
     tiles[n - 2] = knobs.choose(prefix + "tile_i", values_up_to(rows, extent_of(op.axis[n - 2])));
   }
   for (size_t d = 0; d + 2 < n && fed && vector; ++d)
     tiles[d] = knobs.choose(prefix + "tile_a" + std::to_string(d),
                             values_up_to({1, 2, 4}, extent_of(op.axis[d])));
   int64_t unroll_k =
-      fed ? knobs.choose(prefix + "unroll_k", values_up_to({1, 2, 4, 8}, extent_of(fed->reduce_axis.back())))
+      fed ? knobs.choose(prefix + "unroll_k",
+                         values_up_to({1, 2, 4, 8}, extent_of(fed->reduce_axis.back())))
           : 1;
   bool parallel_tiles = n >= 2 && knobs.choose(prefix + "parallel_tiles", {0, 1}) != 0;
 
@@ -244,9 +244,9 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
     // Row-aligned stages (the output's leading extent) default to the row tile.
     const te::OperationNode& out = *s.stage(*output).op;
     bool aligned = !op.axis.empty() && extent_of(op.axis[0]) == extent_of(out.axis[0]);
-    at_rows = readers_inside &&
-              knobs.choose(stage + ".at", aligned ? std::vector<int64_t>{1, 0}
-                                                  : std::vector<int64_t>{0, 1}) != 0;
+    at_rows =
+        readers_inside && knobs.choose(stage + ".at", aligned ? std::vector<int64_t>{1, 0}
+                                                              : std::vector<int64_t>{0, 1}) != 0;
   }
   const std::string output_stage = output ? s.stage(*output).name : "";
   if (at_rows) {
@@ -283,8 +283,9 @@ void schedule_generated(Schedule& s, GeneratedKnobs& knobs) {
       continue;
     bool inlinable = !stage.op->has_reduction() && stage.op->num_outputs() == 1;
     // Inlined by default where it has one reader (nothing is computed twice).
-    std::vector<int64_t> inline_values =
-        readers_of(s, s.stage(stage.name)).size() == 1 ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1};
+    std::vector<int64_t> inline_values = readers_of(s, s.stage(stage.name)).size() == 1
+                                             ? std::vector<int64_t>{1, 0}
+                                             : std::vector<int64_t>{0, 1};
     if (inlinable && knobs.choose(stage.name + ".inline", inline_values) != 0)
       s.compute_inline(stage.name);
     else
@@ -310,8 +311,8 @@ void schedule_generated(Schedule& s, GeneratedKnobs& knobs) {
   std::string reduction;
   if (out.op->has_reduction()) {
     // The output's own reduction: accumulated in a local tile, or in place.
-    bool vectorizable = is_float32(*out.op) && !out.op->axis.empty() &&
-                        extent_of(out.op->axis.back()) >= lanes;
+    bool vectorizable =
+        is_float32(*out.op) && !out.op->axis.empty() && extent_of(out.op->axis.back()) >= lanes;
     if (vectorizable && knobs.choose("cache_write", {1, 0}) != 0)
       reduction = s.stage(s.cache_write(output, "local")).name;
     else
@@ -348,7 +349,7 @@ void schedule_generated(Schedule& s, GeneratedKnobs& knobs) {
     row_statistics |= s.stage(*k).op->has_reduction();
     schedule_other_stage(s, *k, &output, loops, inside_rows, knobs, lanes);
   }
-  knobs.space().template_name = row_statistics     ? "auto.row_reduction"
+  knobs.space().template_name = row_statistics      ? "auto.row_reduction"
                                 : reduction.empty() ? "auto.injective"
                                                     : "auto.tiled_reduction";
 }

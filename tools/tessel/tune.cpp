@@ -173,8 +173,10 @@ int run_tune(const std::vector<std::string>& args) {
   size_t tunable = 0;
   for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
   std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
-            << (search == autotune::SearchKind::Auto ? " with a generated space" : " with a template")
-            << "; weights " << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
+            << (search == autotune::SearchKind::Auto ? " with a generated space"
+                                                     : " with a template")
+            << "; weights "
+            << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
             << weight_bytes / (1 << 20) << " MiB)"
             << "; tuner " << options.tuner << ", " << options.trials
             << " trials per task, records in " << flags.records << "\n";

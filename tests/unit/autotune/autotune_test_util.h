@@ -48,7 +48,7 @@ inline const Task& task_of_template(const TaskSet& set, const std::string& name)
 
 /// The given points of the task's space build, run and match the default.
 inline void expect_match_default(const Task& task, const std::vector<Point>& points,
-                          const std::string& target = "") {
+                                 const std::string& target = "") {
   MeasureOptions options;
   options.target = target;
   options.repeats = 1;
@@ -58,13 +58,14 @@ inline void expect_match_default(const Task& task, const std::vector<Point>& poi
   for (const Point& p : points) candidates.push_back(task.schedule_at(p));
   std::vector<MeasureResult> results = measurer.measure(candidates);
   for (size_t i = 0; i < results.size(); ++i)
-    EXPECT_TRUE(results[i].ok()) << task.name << " (" << task.template_name << ") at " << task.space.describe(points[i])
-                                 << ": " << results[i].error;
+    EXPECT_TRUE(results[i].ok()) << task.name << " (" << task.template_name << ") at "
+                                 << task.space.describe(points[i]) << ": " << results[i].error;
 }
 
 /// Sampled points of the task's space build, run and match the default: the corners
 /// (every knob at its first, every knob at its last value), then random points.
-inline void expect_points_match_default(const Task& task, int samples, const std::string& target = "") {
+inline void expect_points_match_default(const Task& task, int samples,
+                                        const std::string& target = "") {
   std::mt19937_64 rng(7);
   std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
   for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));

@@ -4,9 +4,13 @@
 // naive references), on the host and on an AVX2 target.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
+#include "autotune/features.h"
+#include "autotune/records.h"
+#include "autotune/tune.h"
 #include "autotune_test_util.h"
 #include "codegen/llvm/target.h"
 #include "compiler/compile_model.h"
@@ -67,7 +71,8 @@ TEST(GeneratedSpaces, EveryTaskOfATransformerBlockIsTunable) {
 
 TEST(GeneratedSpaces, SampledPointsMatchTheDefaultSchedule) {
   TypedGraph t = transformer_pieces();
-  for (const Task& task : auto_tasks_of(t.graph).tasks) testing::expect_points_match_default(task, 6);
+  for (const Task& task : auto_tasks_of(t.graph).tasks)
+    testing::expect_points_match_default(task, 6);
 }
 
 TEST(GeneratedSpaces, ConvolutionsAndPoolingMatchTheDefaultSchedule) {
@@ -94,7 +99,8 @@ TEST(GeneratedSpaces, SizedByAnAvx2TargetAndMatchTheDefault) {
   ASSERT_EQ(ops::target_float_lanes(), 8);
   TypedGraph t = transformer_pieces();
   for (const Task& task : auto_tasks_of(t.graph).tasks) {
-    if (task.name.find("Tanh") == std::string::npos && task.name.find("Softmax") == std::string::npos)
+    if (task.name.find("Tanh") == std::string::npos &&
+        task.name.find("Softmax") == std::string::npos)
       continue;
     // Column tiles are whole vectors of 8 lanes.
     for (const Knob& knob : task.space.knobs()) {
@@ -133,6 +139,41 @@ TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneB
   ASSERT_EQ(outputs.size(), expected.size());
   for (size_t o = 0; o < outputs.size(); ++o)
     compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
+}
+
+TEST(GeneratedSpaces, TransferSamplesComeFromTasksWithTheSameKnobs) {
+  // Generated spaces of one rule may name other knobs: only records whose points name the
+  // task's knobs, in its order, teach its cost model.
+  TypedGraph t = transformer_pieces();
+  TaskSet set = auto_tasks_of(t.graph);
+  const Task& task = task_named(set, "Tanh");
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  auto record = [&](const std::string& key, const std::string& template_name,
+                    const std::string& point_json, double cost) {
+    Record r;
+    r.task_key = key;
+    r.target = task.target;
+    r.task_name = "other";
+    r.template_name = template_name;
+    r.point_json = point_json;
+    r.costs = {cost};
+    r.features.assign(kLoopFeatures + task.space.knobs().size(), 1.0f);
+    db.add(r);
+  };
+  std::string same_knobs = json::write(task.space.to_json(task.space.point_at(0)));
+  json::Object renamed = task.space.to_json(task.space.point_at(0));
+  renamed.front().first = "another_knob";
+  record("aaaa", task.template_name, same_knobs, 1.0);
+  record("aaaa", task.template_name, same_knobs, 4.0);
+  record("bbbb", task.template_name, json::write(renamed), 1.0);
+  record("cccc", "auto.injective", same_knobs, 1.0);
+  record(task.key, task.template_name, same_knobs, 1.0);  // the task's own
+  std::vector<TransferSample> samples = transfer_samples(task, db);
+  ASSERT_EQ(samples.size(), 2u);
+  std::vector<double> labels = {samples[0].relative_throughput, samples[1].relative_throughput};
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(labels, (std::vector<double>{0.25, 1.0}));
 }
 
 }  // namespace

@@ -154,7 +154,8 @@ TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {
 
 TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
   TypedGraph t = testing::two_matmuls();
-  testing::expect_points_match_default(testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
+  testing::expect_points_match_default(
+      testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
 }
 
 TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
