@@ -4,10 +4,10 @@
 //
 // The rules, applied to a DAG whose chain intermediates are already inlined:
 //  - an element-wise intermediate is inlined into its readers, or kept (knob `<stage>.inline`);
-//  - the output gets a multi-level tiling of its two innermost axes: the outer loops (rows
-//    and column tiles) fused into one parallel loop or the rows alone (`parallel_tiles`), a
-//    register tile of `tile_i` rows x `tile_j` columns inside, the columns in vectors of the
-//    target's width, the rows unrolled;
+//  - the output gets a multi-level tiling of its axes: the outer loops (rows and column
+//    tiles) fused into one parallel loop or the rows alone (`parallel_tiles`), a register
+//    tile inside of `tile_j` columns in vectors of the target's width, `tile_i` rows and,
+//    around a vectorized reduction, `tile_a<d>` along each outer axis d, all unrolled;
 //  - the reduction that feeds the tile -- the output's own (written through a local
 //    accumulator, `cache_write`) or a producer of the output's shape (a fused epilogue,
 //    `fuse_reduction`) -- is computed inside each tile, its reduction loops outside the
