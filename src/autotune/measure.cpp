@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -166,12 +167,15 @@ std::vector<double> time_repeats(const std::function<void()>& run, double first_
 }
 
 void evict_from_caches(const void* data, size_t bytes) {
-  const char* begin = static_cast<const char*>(data);
-  for (size_t offset = 0; offset < bytes; offset += 64) {
+  // Every 64-byte line the range touches, the first and last ones partly.
+  uintptr_t first = reinterpret_cast<uintptr_t>(data) & ~uintptr_t{63};
+  uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
+  for (uintptr_t line = first; line < end; line += 64) {
+    const char* address = reinterpret_cast<const char*>(line);
 #if defined(__x86_64__)
-    __builtin_ia32_clflush(begin + offset);
+    __builtin_ia32_clflush(address);
 #elif defined(__aarch64__)
-    asm volatile("dc civac, %0" : : "r"(begin + offset) : "memory");
+    asm volatile("dc civac, %0" : : "r"(address) : "memory");
 #else
 #error "evict_from_caches: no cache-line flush instruction known for this architecture"
 #endif

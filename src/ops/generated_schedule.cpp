@@ -248,6 +248,8 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
         readers_inside && knobs.choose(stage + ".at", aligned ? std::vector<int64_t>{1, 0}
                                                               : std::vector<int64_t>{0, 1}) != 0;
   }
+  // Vectorized first: a one-dimensional stage at the root then runs its vectors in parallel.
+  vectorize_innermost(s, stage, lanes);
   const std::string output_stage = output ? s.stage(*output).name : "";
   if (at_rows) {
     s.compute_at(stage, output_stage, loops.rows);
@@ -263,7 +265,6 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
     if (factor && !s.stage(stage).op->axis.empty())
       s.compute_at(partial, stage, s.stage(stage).leaves.front());
   }
-  vectorize_innermost(s, stage, lanes);
 }
 
 }  // namespace

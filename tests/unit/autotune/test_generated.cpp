@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -14,7 +15,11 @@
 #include "autotune_test_util.h"
 #include "codegen/llvm/target.h"
 #include "compiler/compile_model.h"
+#include "driver/build.h"
 #include "ops/cpu_features.h"
+#include "ops/generated_schedule.h"
+#include "ops/op_util.h"
+#include "te/compute.h"
 
 namespace tessel::autotune {
 namespace {
@@ -139,6 +144,42 @@ TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneB
   ASSERT_EQ(outputs.size(), expected.size());
   for (size_t o = 0; o < outputs.size(); ++o)
     compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
+}
+
+TEST(GeneratedSpaces, AOneDimensionalStageAtTheRootRunsInParallelVectors) {
+  // Two outputs read exp(a) (kept: two readers), a vector too long to stay serial; every
+  // point of its space computes what a plain loop computes.
+  const int64_t n = 3 * ops::kParallelMinElements + 5;
+  te::Tensor a = te::placeholder({n}, ir::DataType::Float(32), "a");
+  te::Tensor e = te::compute({n}, [&](te::Var i) { return ir::exp(a(i)); }, "e", {"i"});
+  te::Tensor plus = te::compute({n}, [&](te::Var i) { return e(i) + 1.0f; }, "plus", {"i"});
+  te::Tensor twice = te::compute({n}, [&](te::Var i) { return e(i) * 2.0f; }, "twice", {"i"});
+  ops::GeneratedKnobs declared;
+  schedule::Schedule probe({plus, twice});
+  ops::schedule_generated(probe, declared);
+  ASSERT_FALSE(declared.space().knobs.empty());
+  std::vector<float> x(n), y(n), z(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) / 50.0f - 1.0f;
+  for (const ops::KnobSpec& knob : declared.space().knobs) {
+    for (int64_t value : knob.values) {
+      ops::KnobValues chosen;
+      chosen.set(knob.name, value);
+      ops::GeneratedKnobs knobs(chosen);
+      schedule::Schedule s({plus, twice});
+      ops::schedule_generated(s, knobs);
+      runtime::NDArray in({n}, runtime::DType::Float(32)), out1({n}, runtime::DType::Float(32)),
+          out2({n}, runtime::DType::Float(32));
+      std::copy(x.begin(), x.end(), in.data_as<float>());
+      driver::build(s, {a, plus, twice}, "k").run({in.data(), out1.data(), out2.data()});
+      for (int64_t i = 0; i < n; ++i) {
+        float expected = std::exp(x[i]);
+        ASSERT_NEAR(out1.data_as<float>()[i], expected + 1.0f, 1e-5f * (expected + 1.0f))
+            << knob.name << "=" << value << " at " << i;
+        ASSERT_NEAR(out2.data_as<float>()[i], expected * 2.0f, 1e-5f * expected * 2.0f)
+            << knob.name << "=" << value << " at " << i;
+      }
+    }
+  }
 }
 
 TEST(GeneratedSpaces, TransferSamplesComeFromTasksWithTheSameKnobs) {
