@@ -1,4 +1,5 @@
-// Model: loading a compiled model library, binding the plan's tensors, running its steps.
+// Model: loading a compiled model library and checking its plan and kernels; RunContext:
+// binding the plan's tensors to one run's data and running the steps.
 #include "runtime/model.h"
 
 #include <chrono>
@@ -11,6 +12,15 @@
 #include "runtime/thread_pool.h"
 
 namespace tessel::runtime {
+
+struct ModelCode {
+  ModelPlan plan;
+  const uint8_t* weights = nullptr;
+  std::shared_ptr<void> keep_alive;
+  /// Each step's kernel.
+  std::vector<tessel_kernel> kernels;
+};
+
 namespace {
 
 std::string shape_string(const std::vector<int64_t>& shape) {
@@ -21,6 +31,15 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 
 std::string describe_input(size_t i, const PlanTensor& t) {
   return "input " + std::to_string(i) + " ('" + t.name + "')";
+}
+
+/// plan.tensors[ids[i]], where ids are the plan's inputs or outputs (`what`).
+const PlanTensor& plan_tensor(const ModelPlan& plan, const std::vector<int32_t>& ids, size_t i,
+                              const char* what) {
+  if (i >= ids.size())
+    throw Error("model '" + plan.name + "' has " + std::to_string(ids.size()) + " " + what +
+                "s, asked for " + what + " " + std::to_string(i));
+  return plan.tensors[static_cast<size_t>(ids[i])];
 }
 
 bool is_aligned(const void* p) {
@@ -38,9 +57,48 @@ uint64_t read_size_symbol(const Module& module, const char* name) {
   return value;
 }
 
+/// The checked, shared part of a model (see the Model constructor).
+std::shared_ptr<const ModelCode> make_code(
+    const ModelPlan& given, const void* weights, std::shared_ptr<void> keep_alive,
+    const std::function<tessel_kernel(const std::string&)>& lookup_kernel) {
+  auto code = std::make_shared<ModelCode>();
+  // A plan built in memory gets the checks a loaded one gets (the round trip is cheap: a
+  // plan is a few kilobytes).
+  std::vector<uint8_t> bytes = serialize_plan(given);
+  code->plan = deserialize_plan(bytes.data(), bytes.size());
+  code->weights = static_cast<const uint8_t*>(weights);
+  code->keep_alive = std::move(keep_alive);
+  const ModelPlan& plan = code->plan;
+  if (plan.weights_bytes > 0 && !weights)
+    throw Error("model '" + plan.name + "': no weights given for " +
+                std::to_string(plan.weights_bytes) + " bytes of weights");
+  if (!is_aligned(weights))
+    throw Error("model '" + plan.name + "': the weights are not " +
+                std::to_string(kAllocAlignment) + "-byte aligned");
+
+  std::map<std::string, tessel_kernel> found;
+  for (size_t k = 0; k < plan.steps.size(); ++k) {
+    const PlanStep& step = plan.steps[k];
+    auto [it, inserted] = found.try_emplace(step.kernel, nullptr);
+    if (inserted) {
+      try {
+        it->second = lookup_kernel(step.kernel);
+      } catch (const std::exception& e) {
+        throw Error("model '" + plan.name + "': step " + std::to_string(k) + " ('" + step.label +
+                    "'): cannot find kernel '" + step.kernel + "': " + e.what());
+      }
+    }
+    if (!it->second)
+      throw Error("model '" + plan.name + "': step " + std::to_string(k) + " ('" + step.label +
+                  "'): missing kernel '" + step.kernel + "'");
+    code->kernels.push_back(it->second);
+  }
+  return code;
+}
+
 }  // namespace
 
-void Model::FreeBytes::operator()(void* p) const noexcept {
+void RunContext::FreeBytes::operator()(void* p) const noexcept {
   aligned_free(p);
 }
 
@@ -69,60 +127,32 @@ Model Model::load(const std::string& path) {
 
 Model::Model(ModelPlan plan, const void* weights, std::shared_ptr<void> keep_alive,
              const std::function<tessel_kernel(const std::string&)>& lookup_kernel)
-    : weights_(static_cast<const uint8_t*>(weights)), keep_alive_(std::move(keep_alive)) {
-  // A plan built in memory gets the checks a loaded one gets (the round trip is cheap: a
-  // plan is a few kilobytes).
-  std::vector<uint8_t> bytes = serialize_plan(plan);
-  plan_ = deserialize_plan(bytes.data(), bytes.size());
-  if (plan_.weights_bytes > 0 && !weights_)
-    throw Error("model '" + plan_.name + "': no weights given for " +
-                std::to_string(plan_.weights_bytes) + " bytes of weights");
-  if (!is_aligned(weights_))
-    throw Error("model '" + plan_.name + "': the weights are not " +
-                std::to_string(kAllocAlignment) + "-byte aligned");
+    : code_(make_code(plan, weights, std::move(keep_alive), lookup_kernel)), context_(*this) {}
 
-  std::map<std::string, tessel_kernel> found;
-  for (size_t k = 0; k < plan_.steps.size(); ++k) {
-    const PlanStep& step = plan_.steps[k];
-    auto [it, inserted] = found.try_emplace(step.kernel, nullptr);
-    if (inserted) {
-      try {
-        it->second = lookup_kernel(step.kernel);
-      } catch (const std::exception& e) {
-        throw Error("model '" + plan_.name + "': step " + std::to_string(k) + " ('" + step.label +
-                    "'): cannot find kernel '" + step.kernel + "': " + e.what());
-      }
-    }
-    if (!it->second)
-      throw Error("model '" + plan_.name + "': step " + std::to_string(k) + " ('" + step.label +
-                  "'): missing kernel '" + step.kernel + "'");
-    kernels_.push_back(it->second);
-    step_args_.emplace_back(step.args.size(), nullptr);
-  }
-
+RunContext::RunContext(const Model& model) : code_(model.code_) {
+  const ModelPlan& plan = code_->plan;
   // Allocated once and touched now: first-touch page faults would otherwise land in the
   // first run.
-  arena_.reset(static_cast<uint8_t*>(aligned_alloc_bytes(plan_.arena_bytes)));
+  arena_.reset(static_cast<uint8_t*>(aligned_alloc_bytes(plan.arena_bytes)));
   if (!arena_)
-    throw Error("model '" + plan_.name + "': cannot allocate an arena of " +
-                std::to_string(plan_.arena_bytes) + " bytes");
-  std::memset(arena_.get(), 0, static_cast<size_t>(plan_.arena_bytes));
-  input_data_.assign(plan_.inputs.size(), nullptr);
-  staging_.resize(plan_.inputs.size());
+    throw Error("model '" + plan.name + "': cannot allocate an arena of " +
+                std::to_string(plan.arena_bytes) + " bytes");
+  std::memset(arena_.get(), 0, static_cast<size_t>(plan.arena_bytes));
+  for (const PlanStep& step : plan.steps) step_args_.emplace_back(step.args.size(), nullptr);
+  input_data_.assign(plan.inputs.size(), nullptr);
+  staging_.resize(plan.inputs.size());
+}
+
+const ModelPlan& Model::plan() const {
+  return code_->plan;
 }
 
 const PlanTensor& Model::input(size_t i) const {
-  if (i >= plan_.inputs.size())
-    throw Error("model '" + plan_.name + "' has " + std::to_string(plan_.inputs.size()) +
-                " inputs, asked for input " + std::to_string(i));
-  return plan_.tensors[static_cast<size_t>(plan_.inputs[i])];
+  return plan_tensor(code_->plan, code_->plan.inputs, i, "input");
 }
 
 const PlanTensor& Model::output(size_t i) const {
-  if (i >= plan_.outputs.size())
-    throw Error("model '" + plan_.name + "' has " + std::to_string(plan_.outputs.size()) +
-                " outputs, asked for output " + std::to_string(i));
-  return plan_.tensors[static_cast<size_t>(plan_.outputs[i])];
+  return plan_tensor(code_->plan, code_->plan.outputs, i, "output");
 }
 
 void Model::set_num_threads(int32_t num_threads) {
@@ -131,33 +161,40 @@ void Model::set_num_threads(int32_t num_threads) {
   num_threads_ = num_threads;
 }
 
-void Model::set_profiling(bool on) {
+void RunContext::set_profiling(bool on) {
   profiling_ = on;
   step_times_ms_.clear();
 }
 
-void* Model::tensor_data(int32_t id) const {
-  const PlanTensor& t = plan_.tensors[static_cast<size_t>(id)];
+void* RunContext::tensor_data(int32_t id) const {
+  const PlanTensor& t = code_->plan.tensors[static_cast<size_t>(id)];
   switch (t.storage) {
     case Storage::Input:
       return const_cast<void*>(input_data_[static_cast<size_t>(t.offset)]);
     case Storage::Weight:
       // Kernels take void**; the plan never makes a weight a kernel's output.
-      return const_cast<uint8_t*>(weights_) + t.offset;
+      return const_cast<uint8_t*>(code_->weights) + t.offset;
     case Storage::Arena:
       return arena_.get() + t.offset;
   }
   return nullptr;
 }
 
-const void* Model::output_data(size_t i) const {
-  output(i);  // checks i
-  return tensor_data(plan_.outputs[i]);
+const void* RunContext::output_data(size_t i) const {
+  plan_tensor(code_->plan, code_->plan.outputs, i, "output");  // checks i
+  return tensor_data(code_->plan.outputs[i]);
+}
+
+void Model::check_context(const RunContext& context) const {
+  if (context.code_ != code_)
+    throw Error("model '" + code_->plan.name + "': the run context was made for another model ('" +
+                context.code_->plan.name + "')");
 }
 
 void Model::check_inputs(const std::vector<const NDArray*>& inputs) const {
-  if (inputs.size() != plan_.inputs.size())
-    throw Error("model '" + plan_.name + "' takes " + std::to_string(plan_.inputs.size()) +
+  const ModelPlan& plan = code_->plan;
+  if (inputs.size() != plan.inputs.size())
+    throw Error("model '" + plan.name + "' takes " + std::to_string(plan.inputs.size()) +
                 " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const PlanTensor& t = input(i);
@@ -171,36 +208,40 @@ void Model::check_inputs(const std::vector<const NDArray*>& inputs) const {
   }
 }
 
-void Model::run_step(size_t k) {
-  const PlanStep& step = plan_.steps[k];
-  std::vector<void*>& args = step_args_[k];
-  for (size_t j = 0; j < args.size(); ++j) args[j] = tensor_data(step.args[j]);
-  int32_t status = kernels_[k](args.data());
-  if (status != TESSEL_OK)
-    throw Error("model '" + plan_.name + "': step " + std::to_string(k) + " (kernel '" +
-                step.kernel + "', '" + step.label + "') failed with status " +
-                std::to_string(status) + ": " + tessel_last_error());
-}
-
-void Model::run_raw(const void* const* inputs, void* const* outputs) {
-  for (size_t i = 0; i < plan_.inputs.size(); ++i) {
+void RunContext::bind_inputs(const void* const* inputs) {
+  const ModelPlan& plan = code_->plan;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
     input_data_[i] = inputs[i];
     if (is_aligned(inputs[i])) continue;
-    size_t n = static_cast<size_t>(input_nbytes(i));
+    const PlanTensor& t = plan_tensor(plan, plan.inputs, i, "input");
+    size_t n = static_cast<size_t>(t.nbytes());
     if (!staging_[i]) {
       staging_[i].reset(static_cast<uint8_t*>(aligned_alloc_bytes(static_cast<int64_t>(n))));
       if (!staging_[i])
-        throw Error(describe_input(i, input(i)) + ": cannot allocate an aligned copy of " +
+        throw Error(describe_input(i, t) + ": cannot allocate an aligned copy of " +
                     std::to_string(n) + " bytes");
     }
     std::memcpy(staging_[i].get(), inputs[i], n);
     input_data_[i] = staging_[i].get();
   }
-  int32_t threads = num_threads_ ? num_threads_ : plan_.num_threads;
-  if (threads > 0 && runtime::num_threads() != threads) runtime::set_num_threads(threads);
+}
 
-  step_times_ms_.assign(profiling_ ? plan_.steps.size() : 0, 0.0);
-  for (size_t k = 0; k < plan_.steps.size(); ++k) {
+void RunContext::run_step(size_t k) {
+  const ModelPlan& plan = code_->plan;
+  const PlanStep& step = plan.steps[k];
+  std::vector<void*>& args = step_args_[k];
+  for (size_t j = 0; j < args.size(); ++j) args[j] = tensor_data(step.args[j]);
+  int32_t status = code_->kernels[k](args.data());
+  if (status != TESSEL_OK)
+    throw Error("model '" + plan.name + "': step " + std::to_string(k) + " (kernel '" +
+                step.kernel + "', '" + step.label + "') failed with status " +
+                std::to_string(status) + ": " + tessel_last_error());
+}
+
+void RunContext::run_steps() {
+  size_t steps = code_->plan.steps.size();
+  step_times_ms_.assign(profiling_ ? steps : 0, 0.0);
+  for (size_t k = 0; k < steps; ++k) {
     if (!profiling_) {
       run_step(k);
       continue;
@@ -210,24 +251,44 @@ void Model::run_raw(const void* const* inputs, void* const* outputs) {
     step_times_ms_[k] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
-  if (!outputs) return;
-  for (size_t i = 0; i < plan_.outputs.size(); ++i)
-    if (outputs[i]) std::memcpy(outputs[i], output_data(i), static_cast<size_t>(output_nbytes(i)));
 }
 
-std::vector<NDArray> Model::run(const std::vector<const NDArray*>& inputs) {
+void Model::run_raw(RunContext& context, const void* const* inputs, void* const* outputs) const {
+  check_context(context);
+  context.bind_inputs(inputs);
+  // Inside a parallel body the kernels' loops run serially and the pool cannot be changed.
+  int32_t threads = num_threads_ ? num_threads_ : code_->plan.num_threads;
+  if (threads > 0 && !in_parallel_region() && runtime::num_threads() != threads)
+    runtime::set_num_threads(threads);
+  context.run_steps();
+  if (!outputs) return;
+  for (size_t i = 0; i < num_outputs(); ++i)
+    if (outputs[i])
+      std::memcpy(outputs[i], context.output_data(i), static_cast<size_t>(output_nbytes(i)));
+}
+
+void Model::run_raw(const void* const* inputs, void* const* outputs) {
+  run_raw(context_, inputs, outputs);
+}
+
+std::vector<NDArray> Model::run(RunContext& context,
+                                const std::vector<const NDArray*>& inputs) const {
   check_inputs(inputs);
   std::vector<const void*> data;
   for (const NDArray* a : inputs) data.push_back(a->data());
-  run_raw(data.data());
+  run_raw(context, data.data());
   std::vector<NDArray> results;
-  for (size_t i = 0; i < plan_.outputs.size(); ++i) {
+  for (size_t i = 0; i < num_outputs(); ++i) {
     const PlanTensor& t = output(i);
     NDArray a(t.shape, t.dtype);
-    std::memcpy(a.data(), output_data(i), static_cast<size_t>(t.nbytes()));
+    std::memcpy(a.data(), context.output_data(i), static_cast<size_t>(t.nbytes()));
     results.push_back(std::move(a));
   }
   return results;
+}
+
+std::vector<NDArray> Model::run(const std::vector<const NDArray*>& inputs) {
+  return run(context_, inputs);
 }
 
 }  // namespace tessel::runtime

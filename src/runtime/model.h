@@ -1,5 +1,6 @@
-// Model: a compiled model ready to run — its plan, its weights, its kernels and one
-// activation arena.
+// Model: a compiled model ready to run — its plan, its weights and its kernels — and
+// RunContext, the mutable state of one run (activation arena, aligned input copies, kernel
+// arguments, step times).
 //
 // A compiled model library (driver::export_model) is one shared library that exports the
 // plan's kernels plus four data symbols:
@@ -10,8 +11,12 @@
 // Model::load reads them with the runtime alone (no compiler, no LLVM). The JIT path builds
 // a Model from a plan, weights in memory and a kernel lookup instead.
 //
-// A Model is not thread-safe: run() reuses one arena (allocated and touched once, at
-// construction) and per-input staging buffers; use one Model per thread.
+// Threads: the plan, weights and kernels never change once a Model is built, and are shared
+// with its contexts. The const members of Model may be called from many threads at once, so
+// many threads can run one Model, each through a RunContext of its own. A context serves one
+// run at a time. The overloads without a context use the Model's own context (allocated and
+// touched at construction, so the first run takes no page faults): they are for one thread
+// at a time, as are set_num_threads and set_profiling.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +37,66 @@ inline constexpr const char* kPlanSizeSymbol = "tessel_model_plan_size";
 inline constexpr const char* kWeightsSymbol = "tessel_model_weights";
 inline constexpr const char* kWeightsSizeSymbol = "tessel_model_weights_size";
 
+class Model;
+/// The immutable part of a Model (plan, weights, kernels, what keeps them alive), shared by
+/// the Model and its contexts; defined in model.cpp.
+struct ModelCode;
+
+/// The mutable state of one run of a Model. Made for one Model, it stays valid when that
+/// Model is moved or destroyed (it shares the plan and kernels). Move-only.
+class RunContext {
+ public:
+  /// A context for `model`: allocates (and touches) an arena of plan().arena_bytes.
+  explicit RunContext(const Model& model);
+
+  RunContext(RunContext&&) noexcept = default;
+  RunContext& operator=(RunContext&&) noexcept = default;
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+  ~RunContext() = default;
+
+  /// Output i of this context's last run: valid until its next run (an output that is an
+  /// input passed through points to that input's data, or to its aligned copy).
+  const void* output_data(size_t i) const;
+
+  /// When on, runs through this context time each step; step_times_ms()[k] is step k's time
+  /// in the last run (empty when profiling is off).
+  void set_profiling(bool on);
+  const std::vector<double>& step_times_ms() const { return step_times_ms_; }
+
+ private:
+  friend class Model;
+  struct FreeBytes {
+    void operator()(void* p) const noexcept;
+  };
+  using Bytes = std::unique_ptr<uint8_t, FreeBytes>;
+
+  /// The data of tensor `id` in the current run.
+  void* tensor_data(int32_t id) const;
+  /// Points the inputs at `inputs`, copying misaligned ones into aligned staging buffers.
+  void bind_inputs(const void* const* inputs);
+  void run_steps();
+  void run_step(size_t k);
+
+  std::shared_ptr<const ModelCode> code_;
+  Bytes arena_;
+  /// Each step's argument pointers (bound by each run).
+  std::vector<std::vector<void*>> step_args_;
+  /// The data of each input in the current run, and aligned copies for misaligned ones.
+  std::vector<const void*> input_data_;
+  std::vector<Bytes> staging_;
+  bool profiling_ = false;
+  std::vector<double> step_times_ms_;
+};
+
+/// A compiled model: its plan, weights and kernels, and a context of its own.
 class Model {
  public:
-  /// Loads the compiled model library at `path`. Throws Error for a file that is missing or
-  /// not a loadable library, a library without the model symbols, a corrupted plan, weights
-  /// whose size differs from the plan's, or a step whose kernel the library lacks.
+  /// Loads the compiled model library at `path`. Throws Error naming the path for a file
+  /// that is missing, truncated or not a loadable library, a library without the model
+  /// symbols, a corrupted plan or one of another version (a library made by another tessel
+  /// version), weights whose size differs from the plan's, or a step whose kernel the
+  /// library lacks.
   static Model load(const std::string& path);
 
   /// A model over `plan` (validated as load() validates it), reading its weights from
@@ -52,62 +112,56 @@ class Model {
   Model& operator=(const Model&) = delete;
   ~Model() = default;
 
-  /// Runs the model and returns its outputs, in plan order. Throws Error naming the input
-  /// (index and name) for a wrong input count, dtype or shape, and naming the step when a
-  /// kernel fails. Inputs that are not 64-byte aligned are copied into aligned buffers.
+  /// Runs the model through `context` (made for this model) and returns its outputs, in
+  /// plan order. Throws Error naming the input (index and name) for a wrong input count,
+  /// dtype or shape, and naming the step when a kernel fails. Inputs that are not 64-byte
+  /// aligned are copied into aligned buffers.
+  std::vector<NDArray> run(RunContext& context, const std::vector<const NDArray*>& inputs) const;
+  /// run(context, inputs) through the Model's own context.
   std::vector<NDArray> run(const std::vector<const NDArray*>& inputs);
 
   /// The raw form: inputs[i] points to input i's data (input_nbytes(i) bytes, any alignment),
-  /// no check. Afterwards output_data(i) holds output i; when `outputs` is given, output i is
-  /// also copied to outputs[i] (output_nbytes(i) bytes; a null entry is skipped).
+  /// no check. Afterwards context.output_data(i) holds output i; when `outputs` is given,
+  /// output i is also copied to outputs[i] (output_nbytes(i) bytes; a null entry is skipped).
+  void run_raw(RunContext& context, const void* const* inputs,
+               void* const* outputs = nullptr) const;
+  /// run_raw through the Model's own context.
   void run_raw(const void* const* inputs, void* const* outputs = nullptr);
 
-  /// Output i of the last run: valid until the next run (an output that is an input passed
-  /// through points to that input's data, or to its aligned copy).
-  const void* output_data(size_t i) const;
+  /// Output i of the last run through the Model's own context (see RunContext::output_data).
+  const void* output_data(size_t i) const { return context_.output_data(i); }
 
-  size_t num_inputs() const { return plan_.inputs.size(); }
-  size_t num_outputs() const { return plan_.outputs.size(); }
+  size_t num_inputs() const { return plan().inputs.size(); }
+  size_t num_outputs() const { return plan().outputs.size(); }
   const PlanTensor& input(size_t i) const;
   const PlanTensor& output(size_t i) const;
   int64_t input_nbytes(size_t i) const { return input(i).nbytes(); }
   int64_t output_nbytes(size_t i) const { return output(i).nbytes(); }
-  const ModelPlan& plan() const { return plan_; }
+  const ModelPlan& plan() const;
 
-  /// Threads for parallel loops during run(): 0 (the default) applies the plan's
+  /// Threads for parallel loops during runs: 0 (the default) applies the plan's
   /// num_threads when it is non-zero and leaves the runtime's setting otherwise; n > 0
-  /// applies n. Throws Error when negative.
+  /// applies n. The setting is the runtime's (one pool for the process): runs of models
+  /// that ask for different counts at once rebuild the pool in turn. A run inside a
+  /// parallel body applies nothing (its loops run serially). Throws Error when negative.
   void set_num_threads(int32_t num_threads);
 
-  /// When on, run() times each step; step_times_ms()[k] is step k's time in the last run
-  /// (empty when profiling is off).
-  void set_profiling(bool on);
-  const std::vector<double>& step_times_ms() const { return step_times_ms_; }
+  /// Profiling of the Model's own context (see RunContext::set_profiling).
+  void set_profiling(bool on) { context_.set_profiling(on); }
+  const std::vector<double>& step_times_ms() const { return context_.step_times_ms(); }
+
+  /// The Model's own context, used by the overloads without one.
+  RunContext& context() { return context_; }
 
  private:
-  struct FreeBytes {
-    void operator()(void* p) const noexcept;
-  };
-  using Bytes = std::unique_ptr<uint8_t, FreeBytes>;
-
-  /// The data of tensor `id` in the current run.
-  void* tensor_data(int32_t id) const;
+  friend class RunContext;
+  /// Throws Error unless `context` was made for this model.
+  void check_context(const RunContext& context) const;
   void check_inputs(const std::vector<const NDArray*>& inputs) const;
-  void run_step(size_t k);
 
-  ModelPlan plan_;
-  const uint8_t* weights_ = nullptr;
-  std::shared_ptr<void> keep_alive_;
-  Bytes arena_;
-  /// Each step's kernel and its argument pointers (bound by each run).
-  std::vector<tessel_kernel> kernels_;
-  std::vector<std::vector<void*>> step_args_;
-  /// The data of each input in the current run, and aligned copies for misaligned ones.
-  std::vector<const void*> input_data_;
-  std::vector<Bytes> staging_;
+  std::shared_ptr<const ModelCode> code_;
   int32_t num_threads_ = 0;
-  bool profiling_ = false;
-  std::vector<double> step_times_ms_;
+  RunContext context_;
 };
 
 }  // namespace tessel::runtime

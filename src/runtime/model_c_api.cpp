@@ -1,8 +1,9 @@
-// The C entry points for compiled models (tessel_model_* in tessel_runtime.h) over
-// runtime::Model. Every exception is caught here and becomes a status plus
-// tessel_last_error().
+// The C entry points for compiled models (tessel_model_* and tessel_context_* in
+// tessel_runtime.h) over runtime::Model and runtime::RunContext. Every exception is caught
+// here and becomes a status plus tessel_last_error().
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,14 @@
 #include "runtime/model.h"
 #include "runtime/tessel_runtime.h"
 
-struct tessel_model {
-  explicit tessel_model(tessel::runtime::Model m) : model(std::move(m)) {
+/// One thread's inputs and run context: the model's own (tessel_model_set_input, ...) or
+/// one of its own (tessel_context_create).
+struct tessel_context {
+  /// Runs through `shared` (the model's own context), or through a new one when it is null.
+  tessel_context(const tessel::runtime::Model& m, tessel::runtime::RunContext* shared)
+      : model(m),
+        own(shared ? nullptr : std::make_unique<tessel::runtime::RunContext>(m)),
+        run(shared ? *shared : *own) {
     for (size_t i = 0; i < model.num_inputs(); ++i) {
       const tessel::runtime::PlanTensor& t = model.input(i);
       inputs.push_back(tessel::runtime::NDArray::zeros(t.shape, t.dtype));
@@ -20,11 +27,21 @@ struct tessel_model {
     }
   }
 
-  tessel::runtime::Model model;
-  /// The inputs as set by tessel_model_set_input (aligned, so runs copy nothing).
+  const tessel::runtime::Model& model;
+  std::unique_ptr<tessel::runtime::RunContext> own;
+  tessel::runtime::RunContext& run;
+  /// The inputs as set by *_set_input (aligned, so runs copy nothing).
   std::vector<tessel::runtime::NDArray> inputs;
   std::vector<const void*> input_data;
   bool has_run = false;
+};
+
+struct tessel_model {
+  explicit tessel_model(tessel::runtime::Model m)
+      : model(std::move(m)), context(model, &model.context()) {}
+
+  tessel::runtime::Model model;
+  tessel_context context;
 };
 
 namespace {
@@ -53,6 +70,10 @@ void check_model(const tessel_model* model) {
   if (!model) throw Error("the model is NULL");
 }
 
+void check_context(const tessel_context* context) {
+  if (!context) throw Error("the context is NULL");
+}
+
 void check_size(const char* what, int32_t i, const PlanTensor& t, int64_t nbytes) {
   if (nbytes != t.nbytes())
     throw Error(std::string(what) + " " + std::to_string(i) + " ('" + t.name + "') has " +
@@ -72,6 +93,27 @@ void describe(const PlanTensor& t, const char** name, int32_t* dtype_code, int32
 size_t index(int32_t i) {
   if (i < 0) throw Error("index " + std::to_string(i) + " is negative");
   return static_cast<size_t>(i);
+}
+
+void set_input(tessel_context& c, int32_t i, const void* data, int64_t nbytes) {
+  const PlanTensor& t = c.model.input(index(i));
+  check_size("input", i, t, nbytes);
+  if (!data && nbytes > 0) throw Error("the data of input " + std::to_string(i) + " is NULL");
+  if (nbytes > 0) std::memcpy(c.inputs[index(i)].data(), data, static_cast<size_t>(nbytes));
+}
+
+void run(tessel_context& c) {
+  c.has_run = false;
+  c.model.run_raw(c.run, c.input_data.data());
+  c.has_run = true;
+}
+
+void get_output(const tessel_context& c, int32_t i, void* data, int64_t nbytes, const char* run) {
+  const PlanTensor& t = c.model.output(index(i));
+  check_size("output", i, t, nbytes);
+  if (!c.has_run) throw Error(std::string("the model has not run yet (call ") + run + ")");
+  if (!data && nbytes > 0) throw Error("the buffer for output " + std::to_string(i) + " is NULL");
+  if (nbytes > 0) std::memcpy(data, c.run.output_data(index(i)), static_cast<size_t>(nbytes));
 }
 
 }  // namespace
@@ -120,31 +162,21 @@ int32_t tessel_model_output_info(const tessel_model* model, int32_t i, const cha
 int32_t tessel_model_set_input(tessel_model* model, int32_t i, const void* data, int64_t nbytes) {
   return guarded("tessel_model_set_input", [&] {
     check_model(model);
-    const PlanTensor& t = model->model.input(index(i));
-    check_size("input", i, t, nbytes);
-    if (!data && nbytes > 0) throw Error("the data of input " + std::to_string(i) + " is NULL");
-    if (nbytes > 0) std::memcpy(model->inputs[index(i)].data(), data, static_cast<size_t>(nbytes));
+    set_input(model->context, i, data, nbytes);
   });
 }
 
 int32_t tessel_model_run(tessel_model* model) {
   return guarded("tessel_model_run", [&] {
     check_model(model);
-    model->has_run = false;
-    model->model.run_raw(model->input_data.data());
-    model->has_run = true;
+    run(model->context);
   });
 }
 
 int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data, int64_t nbytes) {
   return guarded("tessel_model_get_output", [&] {
     check_model(model);
-    const PlanTensor& t = model->model.output(index(i));
-    check_size("output", i, t, nbytes);
-    if (!model->has_run) throw Error("the model has not run yet (call tessel_model_run)");
-    if (!data && nbytes > 0) throw Error("the buffer for output " + std::to_string(i) + " is NULL");
-    if (nbytes > 0)
-      std::memcpy(data, model->model.output_data(index(i)), static_cast<size_t>(nbytes));
+    get_output(model->context, i, data, nbytes, "tessel_model_run");
   });
 }
 
@@ -152,6 +184,42 @@ int32_t tessel_model_set_num_threads(tessel_model* model, int32_t num_threads) {
   return guarded("tessel_model_set_num_threads", [&] {
     check_model(model);
     model->model.set_num_threads(num_threads);
+  });
+}
+
+int32_t tessel_context_create(const tessel_model* model, tessel_context** context) {
+  return guarded("tessel_context_create", [&] {
+    if (!context) throw Error("the context out pointer is NULL");
+    *context = nullptr;
+    check_model(model);
+    *context = new tessel_context(model->model, nullptr);
+  });
+}
+
+void tessel_context_free(tessel_context* context) {
+  delete context;
+}
+
+int32_t tessel_context_set_input(tessel_context* context, int32_t i, const void* data,
+                                 int64_t nbytes) {
+  return guarded("tessel_context_set_input", [&] {
+    check_context(context);
+    set_input(*context, i, data, nbytes);
+  });
+}
+
+int32_t tessel_context_run(tessel_context* context) {
+  return guarded("tessel_context_run", [&] {
+    check_context(context);
+    run(*context);
+  });
+}
+
+int32_t tessel_context_get_output(const tessel_context* context, int32_t i, void* data,
+                                  int64_t nbytes) {
+  return guarded("tessel_context_get_output", [&] {
+    check_context(context);
+    get_output(*context, i, data, nbytes, "tessel_context_run");
   });
 }
 

@@ -257,7 +257,9 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
   uint32_t version = in.get<uint32_t>("version");
   if (version != kVersion)
     in.fail_at(sizeof kMagic, "unsupported plan version " + std::to_string(version) +
-                                  " (this runtime reads version " + std::to_string(kVersion) + ")");
+                                  " (this runtime reads version " + std::to_string(kVersion) +
+                                  "): the library was made by another tessel version; compile "
+                                  "the model again");
   ModelPlan plan;
   plan.name = in.get_string("name length");
   plan.arena_bytes = in.get_size("arena_bytes");

@@ -30,10 +30,12 @@ void make_runtime_symbols_global() {
   if (void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) dlclose(self);
 }
 
-/// Why the 64-bit ELF file at `path` (of `size` bytes) cannot be mapped, or "" when its
-/// program headers and loadable segments lie within the file. dlopen maps segments past the
-/// end of a truncated file and then dies of SIGBUS touching them, so this is checked first;
-/// anything that is not a 64-bit ELF file is left to dlopen's own checks.
+/// Why the 64-bit ELF file at `path` (of `size` bytes) is truncated, or "" when its program
+/// headers, loadable segments and section headers lie within the file. dlopen maps segments
+/// past the end of a truncated file and then dies of SIGBUS touching them, so this is checked
+/// first; the section headers, which the linker writes last and dlopen does not read, catch a
+/// file cut anywhere after its segments. Anything that is not a 64-bit ELF file is left to
+/// dlopen's own checks.
 std::string elf_truncation(const std::string& path, uint64_t size) {
   std::ifstream in(path, std::ios::binary);
   Elf64_Ehdr header;
@@ -44,6 +46,10 @@ std::string elf_truncation(const std::string& path, uint64_t size) {
   if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phoff > size || table_end > size)
     return "truncated or corrupt ELF file: the program headers lie outside its " +
            std::to_string(size) + " bytes";
+  uint64_t sections_end = header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize;
+  if (header.e_shoff != 0 && (header.e_shoff > size || sections_end > size))
+    return "truncated or corrupt ELF file: the section headers end at byte " +
+           std::to_string(sections_end) + ", the file has " + std::to_string(size);
   std::vector<Elf64_Phdr> segments(header.e_phnum);
   in.seekg(static_cast<std::streamoff>(header.e_phoff));
   if (!in.read(reinterpret_cast<char*>(segments.data()),

@@ -55,7 +55,13 @@ const char* tessel_last_error(void);
  * Typical use: tessel_model_load, then per run tessel_model_set_input for each input,
  * tessel_model_run, tessel_model_get_output for each output; tessel_model_free at the end.
  * Functions returning int32_t return TESSEL_OK or an error status (the message is in
- * tessel_last_error()). A model must not be used by two threads at once. */
+ * tessel_last_error()).
+ *
+ * Threads: the tessel_model_set_input / _run / _get_output functions use the model's own
+ * inputs and scratch memory, one thread at a time. To run one model from several threads at
+ * once, give each thread a context (tessel_context_create) and use the tessel_context_*
+ * functions; the model's describing functions may be called from any thread meanwhile.
+ * Set the thread count (tessel_model_set_num_threads) before the runs start. */
 
 /** An opaque loaded model. */
 typedef struct tessel_model tessel_model;
@@ -91,12 +97,31 @@ int32_t tessel_model_set_input(tessel_model* model, int32_t i, const void* data,
 int32_t tessel_model_run(tessel_model* model);
 
 /** Copies output i of the last run (exactly nbytes, its size in bytes) into data. */
-int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data,
-                                int64_t nbytes);
+int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data, int64_t nbytes);
 
 /** Threads for this model's runs: 0 (the default) uses the number the model was compiled
  *  for, when it has one. */
 int32_t tessel_model_set_num_threads(tessel_model* model, int32_t num_threads);
+
+/** An opaque run context: the inputs, outputs and scratch memory of one thread's runs of a
+ *  model. */
+typedef struct tessel_context tessel_context;
+
+/** Creates a context for `model` into *context (NULL on failure). Free it with
+ *  tessel_context_free before the model. */
+int32_t tessel_context_create(const tessel_model* model, tessel_context** context);
+
+/** Frees a context from tessel_context_create (NULL is accepted). */
+void tessel_context_free(tessel_context* context);
+
+/** As tessel_model_set_input, tessel_model_run and tessel_model_get_output, on the
+ *  context's own inputs and outputs: several threads may each run the model through their
+ *  own context at once. */
+int32_t tessel_context_set_input(tessel_context* context, int32_t i, const void* data,
+                                 int64_t nbytes);
+int32_t tessel_context_run(tessel_context* context);
+int32_t tessel_context_get_output(const tessel_context* context, int32_t i, void* data,
+                                  int64_t nbytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

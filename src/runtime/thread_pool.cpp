@@ -1,6 +1,7 @@
 // The thread pool behind tessel_parallel_for: spinning workers woken through a futex.
 //
-// Protocol (one launch at a time, serialised by g_launch_mutex):
+// Protocol (one launch at a time, serialised by g_launch_mutex; launches that need one
+// thread only run on their caller and never take the mutex):
 //  launcher: writes job_, sets pending_ to chunks - 1, publishes a new ticket_
 //            (generation, chunks), wakes sleepers, runs chunk 0, then claims and runs
 //            every chunk no worker has claimed yet, and waits for pending_ to reach 0.
@@ -97,7 +98,9 @@ std::atomic<int> g_num_threads{0};
 
 /// A child made by fork() has none of the parent's workers: it drops (leaks) the copied
 /// pool and starts one of its own on its first launch. fork() must not race a launch.
-void forget_pool_in_child() { (void)g_pool.release(); }
+void forget_pool_in_child() {
+  (void)g_pool.release();
+}
 
 /// Creates the pool; the caller holds g_launch_mutex.
 void start_pool() {
@@ -271,7 +274,14 @@ int32_t parallel_for(int64_t extent, tessel_parallel_body body, void* env, std::
     if (error) *error = "tessel_parallel_for: the body is null";
     return TESSEL_ERR_INVALID_ARGUMENT;
   }
-  if (t_in_parallel) return call_body(body, 0, extent > 0 ? extent : 0, env, error);
+  if (extent <= 0) return TESSEL_OK;
+  // Nested, one thread chosen or one iteration: the caller runs the body itself without
+  // taking the pool, so that single-threaded runs on many application threads do not queue
+  // for it. (The default count is not asked for here: hardware_concurrency() reads sysfs.)
+  if (t_in_parallel || extent == 1 || g_num_threads.load() == 1) {
+    ParallelRegion region;
+    return call_body(body, 0, extent, env, error);
+  }
   try {
     std::lock_guard<std::mutex> lock(g_launch_mutex);
     if (!g_pool) start_pool();

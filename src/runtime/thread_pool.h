@@ -22,8 +22,10 @@
 namespace tessel::runtime {
 
 /// Sets the number of threads (the caller included) used by parallel loops;
-/// 0 means the default, std::thread::hardware_concurrency(). Throws Error when negative
-/// or when called from inside a parallel body.
+/// 0 means the default, std::thread::hardware_concurrency(). Safe to call from several
+/// threads at once and during other threads' launches (it waits for the launch in
+/// progress; a changed count replaces the pool). Throws Error when negative or when called
+/// from inside a parallel body.
 void set_num_threads(int num_threads);
 
 /// The number of threads (the caller included) used by parallel loops.
@@ -33,8 +35,10 @@ int num_threads();
 bool in_parallel_region();
 
 /// Runs body over [0, extent) on the process-wide pool (created on first use) and returns
-/// the first non-zero status. Never throws: failures are statuses, and when `error` is
-/// given it receives a message for them.
+/// the first non-zero status. Launches from several threads at once take the pool in turn,
+/// each whole; with one thread (or one iteration) the caller runs the body itself, so
+/// single-threaded launches from several threads run at the same time. Never throws: failures are
+/// statuses, and when `error` is given it receives a message for them.
 int32_t parallel_for(int64_t extent, tessel_parallel_body body, void* env,
                      std::string* error = nullptr);
 

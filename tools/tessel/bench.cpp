@@ -1,7 +1,8 @@
-// `tessel bench`: latency of a model (median and p90 over repeated runs after warm-up) and
-// the time share of each kernel.
+// `tessel bench`: latency of a model (median and p90 over repeated runs after warm-up), the
+// time share of each kernel and, with --memory, the process's resident memory over the runs.
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -38,6 +39,22 @@ double percentile(std::vector<double> samples, double q) {
   std::sort(samples.begin(), samples.end());
   size_t index = static_cast<size_t>(q * static_cast<double>(samples.size() - 1) + 0.5);
   return samples[std::min(index, samples.size() - 1)];
+}
+
+/// The resident memory of this process now and its peak, in KiB (VmRSS and VmHWM of
+/// /proc/self/status; -1 where not found).
+struct Resident {
+  int64_t now_kib = -1, peak_kib = -1;
+};
+
+Resident resident() {
+  Resident r;
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) r.now_kib = std::stoll(line.substr(6));
+    if (line.rfind("VmHWM:", 0) == 0) r.peak_kib = std::stoll(line.substr(6));
+  }
+  return r;
 }
 
 /// Time share of each kernel over `runs` profiled runs, largest first.
@@ -86,18 +103,20 @@ int run_bench(const std::vector<std::string>& args) {
   std::string input;
   CompileFlags flags;
   int warmup = 3, runs = 0;
-  bool profile = true;
+  bool profile = true, memory = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (flags.parse(args, i)) continue;
     const std::string& arg = args[i];
     if ((arg == "--warmup" || arg == "--runs") && i + 1 < args.size()) {
       const std::string& value = args[++i];
       if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
-          value.size() > 6)
-        TESSEL_USER_ERROR(arg, ": '", value, "' is not a count");
+          value.size() > 7)
+        TESSEL_USER_ERROR(arg, ": '", value, "' is not a count (at most 7 digits)");
       (arg == "--warmup" ? warmup : runs) = std::stoi(value);
     } else if (arg == "--no-profile") {
       profile = false;
+    } else if (arg == "--memory") {
+      memory = true;
     } else if (!arg.empty() && arg[0] == '-') {
       TESSEL_USER_ERROR("bench: unknown option '", arg, "'");
     } else if (input.empty()) {
@@ -107,19 +126,26 @@ int run_bench(const std::vector<std::string>& args) {
     }
   }
   if (input.empty())
-    TESSEL_USER_ERROR("usage: tessel bench <model.onnx|model.so> [--threads N] [--runs R] "
-                      "[--warmup W] [--no-profile] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
+    TESSEL_USER_ERROR(
+        "usage: tessel bench <model.onnx|model.so> [--threads N] [--runs R] "
+        "[--warmup W] [--no-profile] [--memory] [--input-shape NAME=SHAPE]... [--no-fusion] "
+        "[--no-blocked-layout] [--no-winograd]");
   runtime::Model model = load_model(input, flags, true);
   int threads = flags.options.num_threads;
   if (threads > 0) model.set_num_threads(threads);
   std::mt19937 rng(1);
   std::vector<runtime::NDArray> arrays;
-  for (size_t i = 0; i < model.num_inputs(); ++i) arrays.push_back(random_input(model.input(i), rng));
+  for (size_t i = 0; i < model.num_inputs(); ++i)
+    arrays.push_back(random_input(model.input(i), rng));
   std::vector<const runtime::NDArray*> inputs;
   for (const auto& a : arrays) inputs.push_back(&a);
 
   for (int w = 0; w < warmup; ++w) model.run(inputs);
   std::vector<double> samples;
+  // The samples' memory is touched now, so that it does not count as growth over the runs.
+  samples.assign(static_cast<size_t>(runs), 0.0);
+  samples.clear();
+  Resident start_memory = resident(), early_memory;
   auto begin = std::chrono::steady_clock::now();
   // Without --runs: at least 10 runs and at least 2 s, at most 1000 runs.
   while (true) {
@@ -127,14 +153,23 @@ int run_bench(const std::vector<std::string>& args) {
     model.run(inputs);
     auto end = std::chrono::steady_clock::now();
     samples.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    if (samples.size() == 1000) early_memory = resident();
     double elapsed = std::chrono::duration<double>(end - begin).count();
     if (runs > 0 ? static_cast<int>(samples.size()) >= runs
                  : (samples.size() >= 10 && elapsed >= 2.0) || samples.size() >= 1000)
       break;
   }
+  Resident end_memory = resident();
+  if (memory) {
+    std::cout << "resident memory: " << start_memory.now_kib << " KiB after " << warmup
+              << " warm-up runs";
+    if (samples.size() > 1000) std::cout << ", " << early_memory.now_kib << " KiB after 1000 runs";
+    std::cout << ", " << end_memory.now_kib << " KiB after " << samples.size() << " runs (peak "
+              << end_memory.peak_kib << " KiB)\n";
+  }
   if (profile) print_profile(model, inputs, std::min<int>(10, static_cast<int>(samples.size())));
-  std::cout << std::fixed << std::setprecision(3) << model_name(input) << " threads="
-            << (threads > 0 ? threads : tessel_get_num_threads()) << ": median "
+  std::cout << std::fixed << std::setprecision(3) << model_name(input)
+            << " threads=" << (threads > 0 ? threads : tessel_get_num_threads()) << ": median "
             << percentile(samples, 0.5) << " ms, p90 " << percentile(samples, 0.9) << " ms\n";
   return 0;
 }

@@ -33,7 +33,9 @@ void print_usage() {
                "  inspect <model.onnx> [--print-after PASS|all] [--input-shape ...] [--no-fusion]\n"
                "       print the graph after each pass, the fused groups and the memory plan\n"
                "  bench <model.onnx|model.so> [--threads N] [--runs R] [--warmup W] [--no-profile]\n"
-               "       latency (median, p90) and the time share of each kernel\n"
+               "      [--memory]\n"
+               "       latency (median, p90) and the time share of each kernel; with --memory,\n"
+               "       the resident memory after the warm-up, 1,000 runs and all runs\n"
                "  run <model.so> --input [NAME=]FILE.npy... [--output-dir DIR] [--threads N]\n"
                "      [--profile]\n"
                "       run a compiled model library; print (and write) its outputs\n";

@@ -61,6 +61,16 @@ TEST_F(CliCompile, BenchEndsWithTheLatencyLine) {
   }
 }
 
+TEST_F(CliCompile, BenchReportsResidentMemoryOverTheRuns) {
+  compile();
+  CliResult r = run_cli("bench " + path("model.so") + " --threads 1 --runs 1500 --warmup 1 " +
+                        "--no-profile --memory");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* part : {"resident memory: ", " KiB after 1 warm-up runs, ",
+                           " KiB after 1000 runs, ", " KiB after 1500 runs (peak "})
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+}
+
 TEST_F(CliCompile, BadModelsInputsAndLibrariesAreReported) {
   compile();
   // A truncated model.

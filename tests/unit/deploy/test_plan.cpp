@@ -91,7 +91,8 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 1)");
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 1): the "
+            "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
   EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +

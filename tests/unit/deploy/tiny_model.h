@@ -20,6 +20,7 @@
 #include "runtime/model_plan.h"
 #include "schedule/schedule.h"
 #include "te/compute.h"
+#include "unit/runtime/mul_relu_add.h"
 
 namespace tessel::deploy_test {
 
@@ -33,27 +34,14 @@ struct TinyModel {
   std::vector<uint8_t> weights;
 };
 
-/// w[k], as stored in the weights.
 inline float weight_value(int64_t k) {
-  return 0.25f * static_cast<float>(k % 5) - 0.5f;
+  return runtime::test::mul_relu_add_weight(k);
 }
-
-/// An input with positive and negative values, varied by `seed`.
 inline std::vector<float> tiny_input(int seed) {
-  std::vector<float> x(kSize);
-  for (int64_t k = 0; k < kSize; ++k)
-    x[k] = static_cast<float>((k * 7 + seed * 3) % 11) - 5.0f + 0.5f * static_cast<float>(seed);
-  return x;
+  return runtime::test::mul_relu_add_input(kSize, seed);
 }
-
-/// The reference outputs {z, y} for input x, by a naive loop.
 inline std::vector<std::vector<float>> tiny_reference(const std::vector<float>& x) {
-  std::vector<float> y(kSize), z(kSize);
-  for (int64_t k = 0; k < kSize; ++k) {
-    y[k] = x[k] * weight_value(k);
-    z[k] = (y[k] > 0 ? y[k] : 0.0f) + x[k];
-  }
-  return {z, y};
+  return runtime::test::mul_relu_add_reference(x);
 }
 
 /// out[i, j] = body(a[i, j], b[i, j]), vectorised 8 wide, lowered to a PrimFunc.

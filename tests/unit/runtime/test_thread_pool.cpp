@@ -163,6 +163,55 @@ TEST(ThreadPool, ConcurrentLaunchesFromSeveralThreads) {
   set_num_threads(0);
 }
 
+TEST(ThreadPool, ThreadCountChangesDuringConcurrentLaunches) {
+  // Callers launch while others change the thread count (as models asking for different
+  // counts do): each change replaces the pool between two launches, never during one.
+  const int callers = 4, changers = 2, launches = 300;
+  std::atomic<bool> done{false};
+  std::vector<int> bad(callers, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < changers; ++t)
+    threads.emplace_back([t, &done] {
+      for (int n = 0; !done.load(); ++n) set_num_threads(1 + (n + t) % 4);
+    });
+  std::vector<std::thread> launchers;
+  for (int t = 0; t < callers; ++t)
+    launchers.emplace_back([t, &bad] {
+      Coverage c(61);
+      for (int l = 0; l < launches; ++l)
+        if (tessel_parallel_for(61, count_body, &c) != TESSEL_OK) ++bad[t];
+      for (int i = 0; i < 61; ++i)
+        if (c.hits[i].load() != launches) ++bad[t];
+    });
+  for (auto& th : launchers) th.join();
+  done.store(true);
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < callers; ++t) EXPECT_EQ(bad[t], 0) << "caller " << t;
+  set_num_threads(0);
+}
+
+TEST(ThreadPool, SingleThreadedLaunchesFromSeveralThreadsRunAtOnce) {
+  // With one thread, each caller runs its own body: two callers' bodies overlap (each waits,
+  // up to 2 s, for the other to start), where taking the pool in turn would time out.
+  set_num_threads(1);
+  std::atomic<int> started{0};
+  auto body = [](int64_t, int64_t, void* env) -> int32_t {
+    auto* n = static_cast<std::atomic<int>*>(env);
+    ++*n;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (n->load() < 2)
+      if (std::chrono::steady_clock::now() > deadline) return 1;
+    return in_parallel_region() ? TESSEL_OK : 2;
+  };
+  int32_t status[2] = {-1, -1};
+  std::thread other([&] { status[1] = tessel_parallel_for(8, body, &started); });
+  status[0] = tessel_parallel_for(8, body, &started);
+  other.join();
+  EXPECT_EQ(status[0], TESSEL_OK);
+  EXPECT_EQ(status[1], TESSEL_OK);
+  set_num_threads(0);
+}
+
 TEST(ThreadPool, ThreadCountSettings) {
   EXPECT_EQ(tessel_set_num_threads(-1), TESSEL_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tessel_last_error()).find("-1"), std::string::npos);
