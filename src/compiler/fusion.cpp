@@ -128,7 +128,9 @@ std::vector<FusedGroup> fuse_operators(const graph::Graph& graph, const FusionOp
         auto found = grouping.group_of.find(in->producer);
         if (found == grouping.group_of.end()) continue;
         FusedGroup& group = grouping.groups[found->second];
-        if (grouping.closed[found->second] || !can_join(group, node, *def, *in)) continue;
+        if (grouping.closed[found->second] || group.nodes.size() >= options.max_group_nodes ||
+            !can_join(group, node, *def, *in))
+          continue;
         // The values the group computed so far must not be needed outside it once `node`
         // computes its result: a value with several readers joins only where they are all
         // element-wise and may join too (x * sigmoid(x), hard-swish, GELU's forms).

@@ -38,6 +38,9 @@ struct FusedGroup {
 struct FusionOptions {
   /// Off: one group per node.
   bool enabled = true;
+  /// A group closes at this many nodes: the cost of building a kernel grows faster than its
+  /// size, and a long chain split into equal groups builds one kernel, shared.
+  size_t max_group_nodes = 256;
 };
 
 /// Partitions the nodes of `graph` (every node, in graph order) into fused groups, returned

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "executor/node_kernel.h"
+#include "ir/functor.h"
 #include "ops/generated_schedule.h"
 #include "ops/op_util.h"
 #include "support/error.h"
@@ -23,6 +24,35 @@ void describe_data(std::ostringstream& key, const runtime::NDArray& data) {
   key << "#" << data.nbytes() << ":";
   key.write(static_cast<const char*>(data.data()), static_cast<std::streamsize>(data.nbytes()));
 }
+
+/// The largest expression (in IR nodes, counted as a tree) that inlining may make. An
+/// inlined stage is copied at each of its reader's loads: a chain of stages that each read
+/// their input twice (ReLU's select, x * sigmoid(x)) doubles at every step, and every pass
+/// after lowering walks expressions as trees. A stage whose expression would exceed this
+/// stays materialised (computed at the root into its own buffer), so the growth stops.
+constexpr double kMaxInlinedNodes = 1024;
+
+/// The tree size of expressions once the stages in `inlined_sizes` are substituted for
+/// their loads.
+class InlinedSize : public ir::IRVisitor {
+ public:
+  explicit InlinedSize(const std::map<const te::OperationNode*, double>& inlined_sizes)
+      : inlined_sizes_(inlined_sizes) {}
+  double nodes = 0;
+
+  void visit(const ir::Expr& e) override {
+    nodes += 1;
+    if (const auto* load = e.as<ir::LoadNode>(); load && te::as_tensor_buffer(load->buffer)) {
+      auto found = inlined_sizes_.find(te::Tensor(load->buffer).op().get());
+      if (found != inlined_sizes_.end()) nodes += found->second - 1;
+    }
+    ir::IRVisitor::visit(e);
+  }
+  using ir::IRVisitor::visit;
+
+ private:
+  const std::map<const te::OperationNode*, double>& inlined_sizes_;
+};
 
 /// What the group builder knows of one value inside the group.
 struct Built {
@@ -186,9 +216,15 @@ GroupScheduler::~GroupScheduler() = default;
 
 std::shared_ptr<schedule::Schedule> GroupScheduler::inlined_chain() const {
   auto result = std::make_shared<schedule::Schedule>(outputs_);
-  for (const te::Tensor& t : intermediates_) {
+  std::map<const te::OperationNode*, double> inlined_sizes;
+  for (const te::Tensor& t : intermediates_) {  // producers first
     const schedule::Stage* stage = result->stage_of(t.op().get());
-    if (stage && !stage->is_placeholder() && !t.op()->has_reduction()) result->compute_inline(t);
+    if (!stage || stage->is_placeholder() || t.op()->has_reduction()) continue;
+    InlinedSize size(inlined_sizes);
+    for (const ir::Expr& body : t.op()->bodies) size.visit(body);
+    if (size.nodes > kMaxInlinedNodes) continue;
+    result->compute_inline(t);
+    inlined_sizes[t.op().get()] = size.nodes;
   }
   return result;
 }

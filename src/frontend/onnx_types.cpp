@@ -83,6 +83,17 @@ graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type,
       result.dims.push_back(graph::Dim::named(""));
     }
   }
+  // A declared shape too large for any tensor is refused here, before anything is sized by
+  // it (symbolic dimensions are checked once they are bound).
+  int64_t elements = 1;
+  for (size_t i = 0; i < result.dims.size(); ++i) {
+    int64_t extent = result.dims[i].value;
+    if (extent < 0) continue;  // symbolic
+    if (extent > 0 && elements > graph::kMaxTensorElements / extent)
+      TESSEL_USER_ERROR(what, ": shape has more than 2^34 elements (dimension ", i, " is ", extent,
+                        ")");
+    elements *= extent;
+  }
   return result;
 }
 

@@ -2,9 +2,12 @@
 // unfused nodes compute.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "compiler/compile_model.h"
 #include "compiler/fusion.h"
 #include "compiler_test_util.h"
+#include "ir/functor.h"
 
 namespace tessel::compiler {
 namespace {
@@ -174,6 +177,58 @@ TEST(Fusion, MatmulEpilogueAndInPlaceChain) {
   EXPECT_LT(compiled.plan.arena_bytes, compiled.plan.intermediate_bytes);
   runtime::Model model = jit_model(std::move(compiled));
   testing::expect_close(model.run({&xv})[0], expected[0]);
+}
+
+/// Expression nodes of a kernel, counted as a tree (as the passes after lowering walk them).
+class TreeSize : public ir::IRVisitor {
+ public:
+  double nodes = 0;
+  void visit(const ir::Expr& e) override {
+    nodes += 1;
+    ir::IRVisitor::visit(e);
+  }
+  using ir::IRVisitor::visit;
+};
+
+TEST(Fusion, ChainOfStagesReadTwiceStaysSmall) {
+  // LeakyRelu reads its input twice (a select), so inlining a chain of them doubles the
+  // expression at each step: 16 of them would make about 2^16 copies of the first input.
+  TypedGraph t;
+  graph::Value* v = t.input("x", {4, 16});
+  for (int i = 0; i < 16; ++i) v = t.node("Sin", {t.node("LeakyRelu", {v}, {4, 16})}, {4, 16});
+  t.output(v);
+  runtime::NDArray x = testing::random_array({4, 16}, 13);
+  std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&x});
+  CompiledModel compiled = compile_graph(t.graph);
+  EXPECT_EQ(compiled.stats.kernel_launches, 1u);
+  TreeSize size;
+  size.visit(compiled.kernels.at(0).body);
+  EXPECT_LT(size.nodes, 30000);
+  runtime::Model model = jit_model(std::move(compiled));
+  testing::expect_close(model.run({&x})[0], expected[0]);
+}
+
+TEST(Fusion, TenThousandNodeChainCompilesInEqualGroups) {
+  // The graph passes, fusion and lowering walk a 10,000-node chain without deep recursion;
+  // fusion cuts it into groups of max_group_nodes, which share one kernel.
+  constexpr int kNodes = 10000;
+  TypedGraph t;
+  graph::Value* v = t.input("x", {2, 8});
+  for (int i = 0; i < kNodes; ++i) v = t.node(i % 2 ? "Neg" : "Sin", {v}, {2, 8});
+  t.output(v);
+  runtime::NDArray x = testing::random_array({2, 8}, 14);
+  CompiledModel compiled = compile_model(t.graph, {t.graph.inputs()[0]->type});
+  size_t groups = (kNodes + FusionOptions{}.max_group_nodes - 1) / FusionOptions{}.max_group_nodes;
+  EXPECT_EQ(compiled.stats.kernel_launches, groups);
+  EXPECT_LE(compiled.stats.unique_kernels, 2u);  // the full groups and the last, shorter one
+  runtime::Model model = jit_model(std::move(compiled));
+  std::vector<runtime::NDArray> outputs = model.run({&x});
+  const runtime::NDArray& y = outputs.at(0);
+  for (int64_t e = 0; e < x.size(); ++e) {
+    double want = x.data_as<float>()[e];
+    for (int i = 0; i < kNodes; ++i) want = i % 2 ? -want : std::sin(want);
+    EXPECT_NEAR(y.data_as<float>()[e], want, 1e-4) << "element " << e;
+  }
 }
 
 }  // namespace

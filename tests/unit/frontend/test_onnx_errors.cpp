@@ -110,6 +110,22 @@ TEST(OnnxErrors, AbsurdInitializerShape) {
   expect_model_error(negative, "initializer 'neg': dimension 0 is -3, expected >= 0");
 }
 
+TEST(OnnxErrors, AbsurdDeclaredShape) {
+  // A graph input or output declaring 10^12 elements is refused at import, before any
+  // size is computed from it; a symbolic dimension beside it is not counted.
+  onnx::ModelProto input = relu_model();
+  input.mutable_graph()->mutable_input(0)->Clear();
+  set_tensor_info(input.mutable_graph()->mutable_input(0), "x", onnx::TensorProto_DataType_FLOAT,
+                  {"1000000", "N", "1000000"});
+  expect_model_error(input,
+                     "value 'x': shape has more than 2^34 elements (dimension 2 is 1000000)");
+  onnx::ModelProto output = relu_model();
+  output.mutable_graph()->mutable_output(0)->Clear();
+  set_tensor_info(output.mutable_graph()->mutable_output(0), "y", onnx::TensorProto_DataType_FLOAT,
+                  {"1000000", "1000000"});
+  expect_model_error(output, "value 'y': shape has more than 2^34 elements");
+}
+
 TEST(OnnxErrors, InitializerDataMismatch) {
   onnx::ModelProto raw = relu_model();
   *raw.mutable_graph()->add_initializer() = testing::float_tensor("w", {3}, {1.0f, 2.0f});
