@@ -77,6 +77,15 @@ onnx::ModelProto parse_model(const std::string& bytes) {
   return model;
 }
 
+/// Parses `bytes` as a TensorProto and reads its data.
+runtime::NDArray parse_tensor(const std::string& bytes, const std::string& external_data_dir) {
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes))
+    TESSEL_USER_ERROR(
+        "not a valid ONNX tensor: protobuf parsing failed (truncated or corrupt data)");
+  return tensor_from_onnx(proto, "tensor '" + proto.name() + "'", external_data_dir);
+}
+
 }  // namespace
 
 graph::Graph import_onnx_file(const std::string& path) {
@@ -95,14 +104,13 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& sour
 }
 
 runtime::NDArray load_tensor_file(const std::string& path) {
-  return naming_source(path, [&] {
-    onnx::TensorProto proto;
-    if (!proto.ParseFromString(read_file(path, "ONNX tensor")))
-      TESSEL_USER_ERROR(
-          "not a valid ONNX tensor: protobuf parsing failed (truncated or "
-          "corrupt data)");
-    return tensor_from_onnx(proto, "tensor '" + proto.name() + "'", folder_of(path));
-  });
+  return naming_source(
+      path, [&] { return parse_tensor(read_file(path, "ONNX tensor"), folder_of(path)); });
+}
+
+runtime::NDArray import_tensor_bytes(const std::string& bytes, const std::string& source_name,
+                                     const std::string& external_data_dir) {
+  return naming_source(source_name, [&] { return parse_tensor(bytes, external_data_dir); });
 }
 
 void save_tensor_file(const runtime::NDArray& array, const std::string& path) {

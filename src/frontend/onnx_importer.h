@@ -31,6 +31,11 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& sour
 /// resolved relative to the file's folder.
 runtime::NDArray load_tensor_file(const std::string& path);
 
+/// Reads a serialized TensorProto from memory; `source_name` prefixes error messages and
+/// external data is resolved relative to `external_data_dir`.
+runtime::NDArray import_tensor_bytes(const std::string& bytes, const std::string& source_name,
+                                     const std::string& external_data_dir = "");
+
 /// Writes `array` as a serialized ONNX TensorProto with raw_data.
 void save_tensor_file(const runtime::NDArray& array, const std::string& path);
 

@@ -176,8 +176,7 @@ Header parse_header(const std::string& bytes, const std::string& path, size_t& d
 
 }  // namespace
 
-runtime::NDArray read_npy(const std::string& path) {
-  std::string bytes = read_all(path);
+runtime::NDArray parse_npy(const std::string& bytes, const std::string& path) {
   size_t offset = 0;
   Header header = parse_header(bytes, path, offset);
   size_t available = bytes.size() - offset;
@@ -197,6 +196,10 @@ runtime::NDArray read_npy(const std::string& path) {
   runtime::NDArray array(header.shape, header.dtype);
   if (expected > 0) std::memcpy(array.data(), bytes.data() + offset, expected);
   return array;
+}
+
+runtime::NDArray read_npy(const std::string& path) {
+  return parse_npy(read_all(path), path);
 }
 
 void write_npy(const runtime::NDArray& array, const std::string& path) {

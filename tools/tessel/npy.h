@@ -14,6 +14,9 @@ namespace tessel::cli {
 /// unsupported dtype.
 runtime::NDArray read_npy(const std::string& path);
 
+/// Parses the bytes of a .npy file; `source_name` stands for the file in error messages.
+runtime::NDArray parse_npy(const std::string& bytes, const std::string& source_name);
+
 /// Writes `array` to `path` as a version 1.0 .npy file (2.0 when the header needs it).
 /// Throws CompileError for an element type NumPy lacks (bfloat16) or a failed write.
 void write_npy(const runtime::NDArray& array, const std::string& path);

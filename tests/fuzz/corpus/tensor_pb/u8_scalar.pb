@@ -1,0 +1,1 @@
+B	u8_scalarJ
