@@ -206,14 +206,17 @@ class LayoutConverter {
   /// its input and output cannot take (then false: it stays NCHW).
   bool convert_conv(const graph::Node& node, const BlockedConv& conv) {
     const graph::Value* x = node.inputs[0];
-    bool blocked_input = blocked_.count(x) || block_for(x->type.shape()) != 0;
+    int64_t in_block =
+        blocked_.count(x) ? blocked_.at(x)->type.shape()[4] : block_for(x->type.shape());
+    bool blocked_input = in_block != 0;
+    // A depthwise convolution reads its input in the blocks it writes (an output of one
+    // pixel may take a block its input does not).
+    if (conv.depthwise && in_block != conv.block) return false;
     if (conv.groups > 1) {
-      int64_t in_block = !blocked_input        ? 1
-                         : blocked_.count(x) ? blocked_.at(x)->type.shape()[4]
-                                             : block_for(x->type.shape());
       const std::vector<int64_t>& w = node.inputs[1]->type.shape();
       if (w[0] % conv.groups != 0 ||
-          !ops::grouped_conv_fits(conv.groups, w[1], w[0] / conv.groups, in_block, conv.block))
+          !ops::grouped_conv_fits(conv.groups, w[1], w[0] / conv.groups,
+                                  blocked_input ? in_block : 1, conv.block))
         return false;
     }
     graph::Value* data = blocked_input ? blocked(x) : builder_.value(x);

@@ -132,7 +132,9 @@ Window forward_window(const OpContext& ctx, const std::vector<int64_t>& input,
     }
     if (mode == AutoPad::Valid) w.pads_begin[d] = w.pads_end[d] = 0;
     int64_t room = input[d] + w.pads_begin[d] + w.pads_end[d] - w.span(d);
-    if (room < 0) {
+    // With ceil_mode a window wider than the padded input by less than a stride still
+    // makes one output (ceil((room) / stride + 1) = 1): it reads what input there is.
+    if (room < 0 && !(ceil_mode && room > -stride)) {
       w.output[d] = 0;
       continue;
     }

@@ -1,8 +1,8 @@
 // Normalisations by mean and variance: BatchNormalization (inference, and the training form
 // of opsets 14+), InstanceNormalization, LayerNormalization and MeanVarianceNormalization.
 //
-// All share one helper that computes a group's mean and (population) variance as keep-dims
-// statistics; arithmetic runs in float32 for 16-bit inputs.
+// All share one helper that computes a group's mean and (population) variance from keep-dims
+// sums; arithmetic runs in float32 for 16-bit inputs.
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
@@ -15,21 +15,35 @@ using graph::Attribute;
 using graph::AttrKind;
 using ir::Expr;
 
-/// Mean and population variance over a set of axes, in keep-dims form.
+/// Mean and population variance over a set of axes. The sums are scaled by 1/count once,
+/// where they are read: scaling each term rounds each, and a group of equal values would
+/// get a mean that differs from them (amplified by 1/sqrt(epsilon) in the normalisation).
 struct Moments {
-  te::Tensor mean, var;
+  std::vector<int64_t> axes;
+  Expr inv_count;
+  te::Tensor sum;                 ///< keep-dims sums of x
+  te::Tensor squared_deviations;  ///< keep-dims sums of (x - mean)^2
+
+  /// The mean and variance of the group of input position `p`.
+  Expr mean(const std::vector<Expr>& p) const { return load_reduced(sum, p, axes) * inv_count; }
+  Expr var(const std::vector<Expr>& p) const {
+    return load_reduced(squared_deviations, p, axes) * inv_count;
+  }
 };
 
 Moments moments_over(const std::vector<int64_t>& shape, const std::vector<int64_t>& axes,
                      ir::DataType acc, const IndexFn& load, const std::string& name) {
-  Expr inv_count = ir::make_const(acc, 1.0 / static_cast<double>(reduced_count(shape, axes)));
-  auto scaled = [&](const std::vector<Expr>& p) { return load(p) * inv_count; };
-  te::Tensor mean = reduce_over(shape, axes, true, ir::ReduceOp::Sum, scaled, name + ".mean");
+  Moments m;
+  m.axes = axes;
+  m.inv_count = ir::make_const(acc, 1.0 / static_cast<double>(reduced_count(shape, axes)));
+  m.sum = reduce_over(shape, axes, true, ir::ReduceOp::Sum, load, name + ".mean");
   auto deviation2 = [&](const std::vector<Expr>& p) {
-    Expr d = load(p) - load_reduced(mean, p, axes);
-    return d * d * inv_count;
+    Expr d = load(p) - m.mean(p);
+    return d * d;
   };
-  return {mean, reduce_over(shape, axes, true, ir::ReduceOp::Sum, deviation2, name + ".var")};
+  m.squared_deviations =
+      reduce_over(shape, axes, true, ir::ReduceOp::Sum, deviation2, name + ".var");
+  return m;
 }
 
 /// Loads of input `x` converted to its arithmetic type.
@@ -81,10 +95,10 @@ std::vector<te::Tensor> batch_norm_compute(const OpContext& ctx,
   if (training) batch = moments_over(shape, axes, acc, load, "batchnorm");
   auto param = [&](const te::Tensor& t, const Expr& c) { return ir::cast(acc, t(c)); };
   auto mean = [&](const std::vector<Expr>& p) {
-    return training ? load_reduced(batch.mean, p, axes) : param(mean_in, p[1]);
+    return training ? batch.mean(p) : param(mean_in, p[1]);
   };
   auto var = [&](const std::vector<Expr>& p) {
-    return training ? load_reduced(batch.var, p, axes) : param(var_in, p[1]);
+    return training ? batch.var(p) : param(var_in, p[1]);
   };
   Expr eps = epsilon(ctx, acc);
   auto normalize = [&](const std::vector<Expr>& p) {
@@ -95,7 +109,7 @@ std::vector<te::Tensor> batch_norm_compute(const OpContext& ctx,
   if (!training) return outputs;
   Expr momentum = ir::make_const(acc, ctx.attr_float("momentum"));
   std::vector<int64_t> channels{shape[1]};
-  auto running = [&](const te::Tensor& old, const te::Tensor& now, const std::string& name) {
+  auto running = [&](const te::Tensor& old, const IndexFn& now, const std::string& name) {
     auto update = [&](const std::vector<Expr>& c) {
       std::vector<Expr> at(shape.size(), ir::make_int(0));
       at[1] = c[0];
@@ -104,8 +118,11 @@ std::vector<te::Tensor> batch_norm_compute(const OpContext& ctx,
     };
     return map_over(channels, update, name);
   };
-  outputs.push_back(running(mean_in, batch.mean, "batchnorm.running_mean"));
-  outputs.push_back(running(var_in, batch.var, "batchnorm.running_var"));
+  outputs.push_back(running(
+      mean_in, [&](const std::vector<Expr>& p) { return batch.mean(p); },
+      "batchnorm.running_mean"));
+  outputs.push_back(running(
+      var_in, [&](const std::vector<Expr>& p) { return batch.var(p); }, "batchnorm.running_var"));
   return outputs;
 }
 
@@ -153,9 +170,9 @@ std::vector<te::Tensor> instance_norm_compute(const OpContext& ctx,
   Moments m = moments_over(shape, axes, acc, load, "instancenorm");
   Expr eps = epsilon(ctx, acc);
   auto normalize = [&](const std::vector<Expr>& p) {
-    Expr centred = load(p) - load_reduced(m.mean, p, axes);
-    Expr y = centred / ir::sqrt(load_reduced(m.var, p, axes) + eps) * ir::cast(acc, scale(p[1])) +
-             ir::cast(acc, bias(p[1]));
+    Expr centred = load(p) - m.mean(p);
+    Expr y =
+        centred / ir::sqrt(m.var(p) + eps) * ir::cast(acc, scale(p[1])) + ir::cast(acc, bias(p[1]));
     return ir::cast(x.dtype(), y);
   };
   return {map_over(shape, normalize, "instancenorm")};
@@ -230,11 +247,10 @@ std::vector<te::Tensor> layer_norm_compute(const OpContext& ctx,
   Moments m = moments_over(shape, axes, acc, load, "layernorm");
   Expr eps = epsilon(ctx, acc);
   auto inv_std = [&](const std::vector<Expr>& p) {
-    return ir::make_const(acc, 1) / ir::sqrt(load_reduced(m.var, p, axes) + eps);
+    return ir::make_const(acc, 1) / ir::sqrt(m.var(p) + eps);
   };
   auto normalize = [&](const std::vector<Expr>& p) {
-    Expr y = (load(p) - load_reduced(m.mean, p, axes)) * inv_std(p) *
-             ir::cast(acc, broadcast_at(in[1], p));
+    Expr y = (load(p) - m.mean(p)) * inv_std(p) * ir::cast(acc, broadcast_at(in[1], p));
     if (ctx.has_input(2)) y = y + ir::cast(acc, broadcast_at(in[2], p));
     return ir::cast(x.dtype(), y);
   };
@@ -299,8 +315,8 @@ std::vector<te::Tensor> mvn_compute(const OpContext& ctx, const std::vector<te::
   IndexFn load = widened(x);
   Moments m = moments_over(shape, axes, acc, load, "mvn");
   auto normalize = [&](const std::vector<Expr>& p) {
-    Expr std_dev = ir::sqrt(load_reduced(m.var, p, axes));
-    Expr y = (load(p) - load_reduced(m.mean, p, axes)) / (std_dev + ir::make_const(acc, 1e-9));
+    Expr std_dev = ir::sqrt(m.var(p));
+    Expr y = (load(p) - m.mean(p)) / (std_dev + ir::make_const(acc, 1e-9));
     return ir::cast(x.dtype(), y);
   };
   return {map_over(shape, normalize, "mvn")};
