@@ -85,15 +85,9 @@ graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type,
   }
   // A declared shape too large for any tensor is refused here, before anything is sized by
   // it (symbolic dimensions are checked once they are bound).
-  int64_t elements = 1;
-  for (size_t i = 0; i < result.dims.size(); ++i) {
-    int64_t extent = result.dims[i].value;
-    if (extent < 0) continue;  // symbolic
-    if (extent > 0 && elements > graph::kMaxTensorElements / extent)
-      TESSEL_USER_ERROR(what, ": shape has more than 2^34 elements (dimension ", i, " is ", extent,
-                        ")");
-    elements *= extent;
-  }
+  std::vector<int64_t> extents;
+  for (const graph::Dim& d : result.dims) extents.push_back(d.is_static() ? d.value : 1);
+  graph::checked_num_elements(extents, what);
   return result;
 }
 
