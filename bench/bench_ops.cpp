@@ -268,16 +268,27 @@ Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, i
 /// depthwise and dilated convolutions of the model zoo (ResNeXt-50, RegNetY-400MF,
 /// EfficientNet-B0, LR-ASPP).
 std::vector<Case> all_cases() {
-  return {matmul_case(1024, 1024, 1024),      matmul_case(128, 768, 768),
-          matmul_case(128, 3072, 768),        conv2d_case(3, 224, 64, 7, 2, 3),
-          conv2d_case(64, 56, 64, 3, 1, 1),   conv2d_case(64, 56, 128, 3, 2, 1),
-          conv2d_case(64, 56, 128, 1, 2, 0),  conv2d_case(128, 28, 128, 3, 1, 1),
-          conv2d_case(128, 28, 256, 3, 2, 1), conv2d_case(128, 28, 256, 1, 2, 0),
-          conv2d_case(256, 14, 256, 3, 1, 1), conv2d_case(256, 14, 512, 3, 2, 1),
-          conv2d_case(256, 14, 512, 1, 2, 0), conv2d_case(512, 7, 512, 3, 1, 1),
-          conv2d_case(128, 56, 128, 3, 1, 1, 32),  conv2d_case(512, 14, 512, 3, 1, 1, 32),
-          conv2d_case(208, 14, 208, 3, 1, 1, 26),  conv2d_case(96, 112, 96, 3, 2, 1, 96),
-          conv2d_case(240, 28, 240, 5, 1, 2, 240), conv2d_case(672, 14, 672, 5, 1, 4, 672, 2)};
+  return {matmul_case(1024, 1024, 1024),
+          matmul_case(128, 768, 768),
+          matmul_case(128, 3072, 768),
+          conv2d_case(3, 224, 64, 7, 2, 3),
+          conv2d_case(64, 56, 64, 3, 1, 1),
+          conv2d_case(64, 56, 128, 3, 2, 1),
+          conv2d_case(64, 56, 128, 1, 2, 0),
+          conv2d_case(128, 28, 128, 3, 1, 1),
+          conv2d_case(128, 28, 256, 3, 2, 1),
+          conv2d_case(128, 28, 256, 1, 2, 0),
+          conv2d_case(256, 14, 256, 3, 1, 1),
+          conv2d_case(256, 14, 512, 3, 2, 1),
+          conv2d_case(256, 14, 512, 1, 2, 0),
+          conv2d_case(512, 7, 512, 3, 1, 1),
+          conv2d_case(128, 56, 128, 3, 1, 1, 32),
+          conv2d_case(256, 28, 256, 3, 1, 1, 32),
+          conv2d_case(512, 14, 512, 3, 1, 1, 32),
+          conv2d_case(208, 14, 208, 3, 1, 1, 26),
+          conv2d_case(96, 112, 96, 3, 2, 1, 96),
+          conv2d_case(240, 28, 240, 5, 1, 2, 240),
+          conv2d_case(672, 14, 672, 5, 1, 4, 672, 2)};
 }
 
 struct Options {

@@ -58,28 +58,51 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
   std::vector<ir::Expr> out_shape = {n, blocks, oh, ow, block};
   std::vector<std::string> out_names = {"n", "kb", "oh", "ow", "kk"};
 
-  if (p.depthwise) {
+  int64_t in_per_group = p.depthwise ? 1 : c / p.groups;
+  int64_t out_per_group = p.depthwise ? 1 : k / p.groups;
+  if (conv_channels(p, c, k, in_block) != ConvChannels::Dense) {
+    // Lane kk of output block kb reduces over channels (kk / out_per_group) * in_per_group
+    // + j of input block kb, its own group's: no multiply-adds by other groups' zeros.
+    // Weights [kb, ry, rx, (j,) kk]: the j axis only when a group has several input channels.
+    std::vector<ir::Expr> packed_shape = {blocks, r, s};
+    std::vector<std::string> packed_names = {"kb", "ry", "rx"};
+    std::vector<te::IterVar> reduce = {ry, rx};
+    if (in_per_group > 1) {
+      packed_shape.push_back(in_per_group);
+      packed_names.push_back("j");
+      reduce.push_back(te::reduce_axis(in_per_group, "rj"));
+    }
+    packed_shape.push_back(block);
+    packed_names.push_back("kk");
     te::Tensor packed = te::compute(
-        {blocks, r, s, block},
-        [&](te::Var kb, te::Var y, te::Var x, te::Var kk) {
-          ir::Expr ch = kb * block + kk;
-          return ir::select(ch < k, weight(ir::min(ch, k - 1), 0, y, x), zero);
+        packed_shape,
+        [&](const std::vector<te::Var>& i) {
+          ir::Expr ch = i[0] * block + i.back();
+          ir::Expr j = in_per_group > 1 ? ir::Expr(i[3]) : ir::make_const(ir::DataType::Int(64), 0);
+          return ir::select(ch < k, weight(ir::min(ch, k - 1), j, i[1], i[2]), zero);
         },
-        name + ".packed", {"kb", "ry", "rx", "kk"});
+        name + ".packed", packed_names);
     return te::compute(
         out_shape,
         [&](te::Var b, te::Var kb, te::Var y, te::Var x, te::Var kk) {
+          ir::Expr channel = kk;
+          std::vector<ir::Expr> weight_at = {kb, ry.var, rx.var};
+          if (out_per_group > 1 || in_per_group > 1) channel = kk / out_per_group * in_per_group;
+          if (in_per_group > 1) {
+            channel = channel + reduce[2].var;
+            weight_at.push_back(reduce[2].var);
+          }
+          weight_at.push_back(kk);
           return te::sum(padded(b, kb, y * p.stride + ry.var * p.dilation,
-                                x * p.stride + rx.var * p.dilation, kk) *
-                             packed(kb, ry.var, rx.var, kk),
-                         {ry, rx});
+                                x * p.stride + rx.var * p.dilation, channel) *
+                             packed(weight_at),
+                         reduce);
         },
         name, out_names);
   }
 
   // The input blocks output block kb reads: all of them, or (grouped) the run of `span`
   // blocks from first_block(kb) that holds its groups' input channels.
-  int64_t in_per_group = c / p.groups, out_per_group = k / p.groups;
   int64_t span = p.groups == 1
                      ? blocks_in
                      : std::max<int64_t>(1, block / out_per_group) * in_per_group / in_block;
@@ -138,6 +161,12 @@ bool grouped_conv_fits(int64_t groups, int64_t in_per_group, int64_t out_per_gro
   return out_per_group % block == 0 && in_per_group % in_block == 0;
 }
 
+bool conv_groups_in_lanes(int64_t groups, int64_t in_per_group, int64_t out_per_group,
+                          int64_t in_block, int64_t block) {
+  return groups > 1 && out_per_group < block && block % out_per_group == 0 &&
+         block / out_per_group * in_per_group == in_block;
+}
+
 int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input) {
   if (unshared_input) return 1;
   for (int64_t t : {4, 2})
@@ -156,23 +185,35 @@ int64_t widest_register_tile(int64_t vectors) {
 }
 
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
-                                      int64_t in_block, bool depthwise, bool pointwise,
+                                      int64_t in_block, ConvChannels channels, bool pointwise,
                                       bool padded) {
   TuningSpace space;
-  space.template_name = depthwise   ? "conv2d_nchwc_depthwise"
-                        : pointwise ? "conv2d_nchwc_1x1"
-                                    : "conv2d_nchwc";
+  bool lane_groups = channels != ConvChannels::Dense;
+  space.template_name = channels == ConvChannels::Depthwise    ? "conv2d_nchwc_depthwise"
+                        : channels == ConvChannels::LaneGroups ? "conv2d_nchwc_grouped"
+                        : pointwise                            ? "conv2d_nchwc_1x1"
+                                                               : "conv2d_nchwc";
   int64_t widest = widest_register_tile(vectors);
   std::vector<int64_t> tile_ow;
   for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
   space.knobs.push_back({"tile_ow", tile_ow});
   space.knobs.push_back({"tile_kb", values_up_to({1, 2, 4}, std::min(output[1], widest))});
   space.knobs.push_back({"tile_oh", values_up_to({1, 2, 4}, std::min(output[2], widest))});
-  if (!depthwise && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
+  if (!lane_groups && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
   space.knobs.push_back({"parallel_rows", {1, 0}});
-  if (!depthwise && in_block > 1) space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
+  if (!lane_groups && in_block > 1)
+    space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
   if (padded) space.knobs.push_back({"pad_in_place", {0, 1}});
   return space;
+}
+
+ConvChannels conv_channels(const Conv2dNchwcParams& p, int64_t in_channels, int64_t out_channels,
+                           int64_t in_block) {
+  if (p.depthwise) return ConvChannels::Depthwise;
+  if (in_block > 1 && conv_groups_in_lanes(p.groups, in_channels / p.groups,
+                                           out_channels / p.groups, in_block, p.block))
+    return ConvChannels::LaneGroups;
+  return ConvChannels::Dense;
 }
 
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwcParams& p) {
@@ -188,15 +229,35 @@ Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwc
   return config;
 }
 
+namespace {
+
+/// The vector width at which a groups-in-lanes convolution accumulates: a whole block, its
+/// input permuted per lane (vpermilps within 128-bit lanes for groups of up to 4 channels),
+/// or one group's output channels per vector when groups span 8 channels or more: each
+/// input channel is then broadcast to its group's lanes, as the dense kernel does, without
+/// the cross-lane permutations a whole block would need.
+int64_t lane_group_vector(const te::Tensor& out, const te::Tensor& padded,
+                          const te::Tensor& packed) {
+  int64_t block = *ir::as_const_int(out.shape()[4]);
+  if (packed.ndim() != 5) return block;  // depthwise: one channel per lane, read in place
+  int64_t in_per_group = *ir::as_const_int(packed.shape()[3]);
+  int64_t out_per_group = block * in_per_group / *ir::as_const_int(padded.shape()[4]);
+  return out_per_group >= 8 ? out_per_group : block;
+}
+
+}  // namespace
+
 void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
                                const te::Tensor& epilogue, const Conv2dNchwcConfig& config) {
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
-  bool depthwise = packed.ndim() == 4;
+  // Groups in lanes (depthwise included): weights [kb, ry, rx, (j,) kk], each lane reducing
+  // over its own group's channels of one input block.
+  bool lane_groups = packed.ndim() != 6;
   // Grouped: each output block reduces over fewer input blocks than the data holds, and
   // output blocks side by side read different ones.
-  bool grouped = !depthwise && padded.ndim() == 5 &&
-                 *ir::as_const_int(packed.shape()[1]) < *ir::as_const_int(padded.shape()[1]);
+  bool grouped = lane_groups || (padded.ndim() == 5 && *ir::as_const_int(packed.shape()[1]) <
+                                                           *ir::as_const_int(padded.shape()[1]));
   int64_t block = *ir::as_const_int(out.shape()[4]);
   int64_t vectors = std::max<int64_t>(1, block / target_float_lanes());
   te::Tensor acc = s.cache_write(out, "local");
@@ -210,8 +271,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
   int64_t tile_kb = config.tile_kb > 0
                         ? config.tile_kb
-                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]),
-                                               depthwise || grouped);
+                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), grouped);
   int64_t tile_ow = config.tile_ow > 0
                         ? config.tile_ow
                         : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors * tile_kb);
@@ -241,14 +301,19 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
 
   s.compute_at(acc, tiled, owo);
   std::vector<std::string> order;
-  if (depthwise)
-    order = {"ry", "rx"};
-  else if (config.window_outer)
-    order = {"ry", "rx", "rco"};
-  else
-    order = {"rco", "ry", "rx"};
   std::string unrolled_ci;
-  if (!depthwise && padded.ndim() == 5) {
+  if (lane_groups) {
+    order = {"ry", "rx"};
+    if (packed.ndim() == 5) {
+      order.push_back("rj");
+      unrolled_ci = "rj";
+    }
+  } else if (config.window_outer) {
+    order = {"ry", "rx", "rco"};
+  } else {
+    order = {"rco", "ry", "rx"};
+  }
+  if (!lane_groups && padded.ndim() == 5) {
     order.push_back("rci");
     if (config.unroll_ci > 1) {
       auto [rcio, rcii] = s.split(acc, "rci", config.unroll_ci);
@@ -263,7 +328,14 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   if (tile_kb > 1) s.unroll(acc, "kb");
   if (config.tile_oh > 1) s.unroll(acc, "oh");
   s.unroll(acc, "ow");
-  s.vectorize(acc, "kk");
+  int64_t group_lanes = lane_groups ? lane_group_vector(out, padded, packed) : block;
+  if (group_lanes < block) {
+    auto [groups_in_block, lanes] = s.split(acc, "kk", group_lanes);
+    s.unroll(acc, groups_in_block);
+    s.vectorize(acc, lanes);
+  } else {
+    s.vectorize(acc, "kk");
+  }
 
   if (!s.stage(padded).is_placeholder()) {
     if (config.pad_in_place) {

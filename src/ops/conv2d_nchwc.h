@@ -50,6 +50,26 @@ bool grouped_conv_fits(int64_t groups, int64_t in_per_group, int64_t out_per_gro
 te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight,
                         const Conv2dNchwcParams& p, const std::string& name = "conv");
 
+/// Whether each output lane of a grouped convolution reduces over its own group's channels
+/// of the one input block its output block reads: depthwise convolutions, and groups
+/// narrower than a block whose input channels fill exactly one input block (ResNeXt's
+/// groups of 4 and 8 channels). The input is then read as whole blocks permuted per lane,
+/// with no multiply-adds by the zero weights of other groups.
+bool conv_groups_in_lanes(int64_t groups, int64_t in_per_group, int64_t out_per_group,
+                          int64_t in_block, int64_t block);
+
+/// How a blocked convolution's output channels reduce over the input channels.
+enum class ConvChannels {
+  Dense,       ///< over the run of input blocks its groups read, each channel broadcast
+  Depthwise,   ///< one channel per lane
+  LaneGroups,  ///< over the lane's own group's channels (conv_groups_in_lanes)
+};
+
+/// The ConvChannels of convolution `p` of `in_channels` (in blocks of `in_block`; 1: NCHW
+/// data) into `out_channels`.
+ConvChannels conv_channels(const Conv2dNchwcParams& p, int64_t in_channels, int64_t out_channels,
+                           int64_t in_block);
+
 /// The knobs of the CPU schedule.
 struct Conv2dNchwcConfig {
   int64_t tile_ow = 0;  ///< output columns per register tile (0: fitted to the row)
@@ -81,12 +101,12 @@ int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input);
 /// the tuning spaces: the host's vector registers less those the operands need.
 int64_t widest_register_tile(int64_t vectors);
 
-/// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1" or
-/// "conv2d_nchwc_depthwise") for an output [N, K/x, OH, OW, x] whose blocks hold
-/// `vectors` host vectors, with input blocks of `in_block` channels (1: NCHW data); a
-/// `padded` convolution may read its input in place.
+/// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1", "conv2d_nchwc_depthwise"
+/// or "conv2d_nchwc_grouped") for an output [N, K/x, OH, OW, x] whose blocks hold `vectors`
+/// host vectors, with input blocks of `in_block` channels (1: NCHW data); a `padded`
+/// convolution may read its input in place.
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
-                                      int64_t in_block, bool depthwise, bool pointwise,
+                                      int64_t in_block, ConvChannels channels, bool pointwise,
                                       bool padded);
 /// The default configuration of the convolution `p` with the knobs chosen in `knobs`.
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwcParams& p);

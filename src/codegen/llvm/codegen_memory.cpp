@@ -1,10 +1,12 @@
-// FunctionCodeGen: buffers — alias scopes, loads and stores (contiguous vectors, gathers,
-// scatters) and allocations (stack for Local, runtime workspace for Global).
+// FunctionCodeGen: buffers — alias scopes, loads and stores (contiguous vectors, permuted
+// aligned runs, gathers, scatters) and allocations (stack for Local, runtime workspace for Global).
 #include <llvm/IR/MDBuilder.h>
 
+#include <algorithm>
 #include <limits>
 #include <unordered_set>
 
+#include "arith/lane_offsets.h"
 #include "codegen/llvm/function_codegen.h"
 #include "ir/functor.h"
 #include "runtime/tessel_runtime.h"
@@ -101,6 +103,8 @@ llvm::Value* FunctionCodeGen::emit_load(const LoadNode* op) {
         builder_.CreateAlignedLoad(broadcast ? memory : result_type, address, align);
     annotate(load, info);
     loaded = broadcast ? builder_.CreateVectorSplat(op->dtype.lanes, load) : load;
+  } else if (llvm::Value* permuted = emit_permuted_load(op, info, index)) {
+    loaded = permuted;
   } else {
     llvm::Value* addresses = element_address(info, memory, index);
     llvm::CallInst* gather = builder_.CreateMaskedGather(result_type, addresses, align);
@@ -108,6 +112,41 @@ llvm::Value* FunctionCodeGen::emit_load(const LoadNode* op) {
     loaded = gather;
   }
   return element.is_bool() ? builder_.CreateTrunc(loaded, llvm_type(op->dtype)) : loaded;
+}
+
+llvm::Value* FunctionCodeGen::emit_permuted_load(const LoadNode* op, const BufferInfo& info,
+                                                 const Expr& index) {
+  // Every lane inside one run of `lanes` elements starting at a multiple of `lanes`, in a
+  // buffer of a multiple of `lanes` elements: the whole run lies in the buffer (it holds
+  // the lanes' elements), so one vector load and a permutation replace the gather. (Lanes
+  // all reading one element need no run: a scalar load, broadcast.)
+  int64_t lanes = op->dtype.lanes;
+  std::optional<arith::LaneOffsets> split = arith::lane_offsets(index);
+  if (!split) return nullptr;
+  llvm::Type* memory = memory_type(op->dtype.element());
+  llvm::Align align(op->dtype.element().bytes());
+  auto [low, high] = std::minmax_element(split->offsets.begin(), split->offsets.end());
+  if (*low == *high) {
+    // One element in every lane: a broadcast.
+    arith::LinearForm at = split->base;
+    at.constant = *low;
+    llvm::LoadInst* load = builder_.CreateAlignedLoad(
+        memory, element_address(info, memory, arith::from_linear(at)), align);
+    annotate(load, info);
+    return builder_.CreateVectorSplat(static_cast<unsigned>(lanes), load);
+  }
+  int64_t size = op->buffer.const_size();
+  if (size <= 0 || size % lanes != 0 || split->base.coef_gcd() % lanes != 0) return nullptr;
+  int64_t run = (*low >= 0 ? *low : *low - lanes + 1) / lanes * lanes;
+  if (*high - run >= lanes) return nullptr;
+  std::vector<int> mask;
+  for (int64_t o : split->offsets) mask.push_back(static_cast<int>(o - run));
+  arith::LinearForm start = split->base;
+  start.constant = run;
+  llvm::Value* address = element_address(info, memory, arith::from_linear(start));
+  llvm::LoadInst* load = builder_.CreateAlignedLoad(memory_type(op->dtype), address, align);
+  annotate(load, info);
+  return builder_.CreateShuffleVector(load, mask);
 }
 
 void FunctionCodeGen::emit_store(const StoreNode* op) {

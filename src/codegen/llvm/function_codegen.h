@@ -105,6 +105,10 @@ class FunctionCodeGen {
   llvm::Value* element_address(const BufferInfo& info, llvm::Type* element, const ir::Expr& index);
   void annotate(llvm::Instruction* access, const BufferInfo& info);
   llvm::Value* emit_load(const ir::LoadNode* op);
+  /// A vector load whose lanes lie in one aligned run of the buffer, as a load of the run
+  /// and a permutation; nullptr when the index is not of that form.
+  llvm::Value* emit_permuted_load(const ir::LoadNode* op, const BufferInfo& info,
+                                  const ir::Expr& index);
   void emit_store(const ir::StoreNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void make_alias_scopes();

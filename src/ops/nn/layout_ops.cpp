@@ -214,9 +214,12 @@ OpDef nchwc_conv_def() {
       int64_t tiles = conv.output[0] * ((conv.output[2] + m - 1) / m) * ((conv.output[3] + m - 1) / m);
       return conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4]);
     }
-    return conv2d_nchwc_tuning_space(conv.output, vectors, x.size() == 5 ? x[4] : 1,
-                                     conv.params.depthwise, w[2] == 1 && w[3] == 1,
-                                     conv.params.pad > 0);
+    int64_t in_block = x.size() == 5 ? x[4] : 1;
+    int64_t in_channels = conv.params.depthwise ? w[0] : w[1] * conv.params.groups;
+    return conv2d_nchwc_tuning_space(
+        conv.output, vectors, in_block,
+        conv_channels(conv.params, in_channels, conv.out_channels, in_block),
+        w[2] == 1 && w[3] == 1, conv.params.pad > 0);
   };
   return def;
 }

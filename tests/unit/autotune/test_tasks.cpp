@@ -115,19 +115,33 @@ TEST(Tasks, WinogradTemplateMatchesTheDefaultSchedule) {
   testing::expect_points_match_default(task, 6);
 }
 
-TEST(Tasks, GroupedConvolutionTemplateMatchesTheDefaultSchedule) {
-  // Groups of 4 channels, 4 per block: register tiles over several output blocks read
-  // different input blocks.
+TEST(Tasks, GroupedConvolutionTemplatesMatchTheDefaultSchedule) {
+  // Groups of 4 and of 8 channels in blocks of 16 reduce in lanes (the input permuted per
+  // lane, or a vector per group); groups of 16 channels, a block each, reduce over the
+  // input blocks of their group (register tiles over several output blocks read different
+  // input blocks).
   TypedGraph t;
   graph::Value* x = t.input("x", {1, 16, 8, 8});
   graph::Value* a = t.node("Conv", {x, t.constant("w1", {32, 16, 1, 1}, 1)}, {1, 32, 8, 8});
-  t.output(t.node("Conv", {a, t.constant("w2", {32, 4, 3, 3}, 2)}, {1, 32, 8, 8},
+  auto grouped = [&](graph::Value* in, int64_t groups, uint32_t seed) {
+    return t.node("Conv",
+                  {in, t.constant("w" + std::to_string(seed), {32, 32 / groups, 3, 3}, seed)},
+                  {1, 32, 8, 8},
                   {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})},
-                   {"group", graph::Attribute::of_int(8)}}));
+                   {"group", graph::Attribute::of_int(groups)}});
+  };
+  t.output(grouped(grouped(grouped(a, 8, 2), 4, 3), 2, 4));
   TaskSet set = testing::tasks_of(t.graph);
-  const Task& task = testing::task_of_template(set, "conv2d_nchwc");
-  EXPECT_NE(task.name.find("Conv2dNCHWc"), std::string::npos) << task.name;
-  testing::expect_points_match_default(task, 6);
+  int lane_groups = 0;
+  for (const Task& task : set.tasks) {
+    if (task.template_name != "conv2d_nchwc_grouped") continue;
+    ++lane_groups;
+    testing::expect_points_match_default(task, 6);
+  }
+  EXPECT_EQ(lane_groups, 2);
+  const Task& dense = testing::task_of_template(set, "conv2d_nchwc");
+  EXPECT_NE(dense.name.find("Conv2dNCHWc"), std::string::npos) << dense.name;
+  testing::expect_points_match_default(dense, 6);
 }
 
 TEST(Tasks, PoolRowAndBatchedProductTemplatesMatchTheDefaultSchedule) {

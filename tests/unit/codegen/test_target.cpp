@@ -107,6 +107,21 @@ TEST(GeneratedIR, StridedAccessesAreGathersAndScatters) {
   EXPECT_NE(ir.find("@llvm.masked.scatter.v8f32"), std::string::npos) << ir;
 }
 
+TEST(GeneratedIR, LanesOfOneAlignedRunAreALoadAndAShuffle) {
+  // Lane l of 16 reads (l / 4) * 4 + 2 of its run (a grouped convolution's channel 2 of
+  // each group of 4): a vector load and a shufflevector, no gather.
+  Buffer A = buffer("A", f32, 64), C = buffer("C", f32, 64);
+  Var v("v");
+  Expr four = make_Broadcast(Expr(int64_t{4}), 16);
+  Expr index = make_Broadcast(v * 16, 16) + ramp(Expr(int64_t{0}), 16) / four * four +
+               make_Broadcast(Expr(int64_t{2}), 16);
+  PrimFunc f{"grouped", {A, C}, loop(v, 4, store(C, ramp(v * 16, 16), load(A, index)))};
+  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  EXPECT_EQ(ir.find("@llvm.masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("load <16 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("shufflevector <16 x float>"), std::string::npos) << ir;
+}
+
 TEST(GeneratedIR, ParallelLoopBecomesOneClosureAndNestedOnesStaySerial) {
   Buffer C = buffer("C", f32, 64);
   Var i("i"), j("j");

@@ -1,6 +1,6 @@
 // Vector expressions through the JIT: contiguous loads/stores, arithmetic, select, casts,
-// gathers (strided and arbitrary indices), scatters, broadcast loads and vector floor
-// division, each checked against a scalar C++ loop.
+// gathers (strided and arbitrary indices), permuted loads of aligned runs, scatters,
+// broadcast loads and vector floor division, each checked against a scalar C++ loop.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,6 +111,37 @@ TEST_P(CodegenVectorLanes, ArbitraryIndexGatherAndBroadcastLoad) {
        tc = array(std::vector<float>(n), f32);
   ASSERT_EQ(run(f, {&ta, &ts, &tc}), 0);
   for (int64_t k = 0; k < n; ++k) EXPECT_EQ(values<float>(tc)[k], av[k * 3 % 7] * 0.5f);
+}
+
+TEST_P(CodegenVectorLanes, LanesInOneAlignedRunArePermutedLoads) {
+  // Lane l reads element (l / 4) * 4 + 3 - l % 4 of its run of `lanes` (each group of 4
+  // reversed), and element 1 of the run in every lane (a broadcast): one load of the run
+  // and a permutation. The same with the buffer one element short of a whole number of
+  // runs, where reading the run whole is not known to stay inside: a gather, same values.
+  const int lanes = GetParam();
+  for (int64_t size : {int64_t{3} * lanes, int64_t{3} * lanes - 1}) {
+    int64_t runs = size / lanes;
+    Buffer A = buffer("A", f32, size), C = buffer("C", f32, runs * lanes),
+           D = buffer("D", f32, runs * lanes);
+    Var v("v");
+    Expr base = make_Broadcast(v * lanes, lanes), l = ramp(Expr(int64_t{0}), lanes);
+    auto constant = [lanes](int64_t c) { return make_Broadcast(Expr(c), lanes); };
+    Expr reversed = base + l / constant(4) * constant(4) + constant(3) - l % constant(4);
+    Expr second = base + l / constant(lanes) + constant(1);
+    Stmt body = make_Seq({store(C, ramp(v * lanes, lanes), load(A, reversed)),
+                          store(D, ramp(v * lanes, lanes), load(A, second))});
+    PrimFunc f{"permuted", {A, C, D}, loop(v, runs, body)};
+    auto av = iota_values(size, 1.0f, 0.5f);
+    auto ta = array(av, f32), tc = array(std::vector<float>(runs * lanes), f32),
+         td = array(std::vector<float>(runs * lanes), f32);
+    ASSERT_EQ(run(f, {&ta, &tc, &td}), 0);
+    for (int64_t r = 0; r < runs; ++r)
+      for (int64_t k = 0; k < lanes; ++k) {
+        EXPECT_EQ(values<float>(tc)[r * lanes + k], av[r * lanes + k / 4 * 4 + 3 - k % 4])
+            << "size " << size << " run " << r << " lane " << k;
+        EXPECT_EQ(values<float>(td)[r * lanes + k], av[r * lanes + 1]) << size;
+      }
+  }
 }
 
 TEST_P(CodegenVectorLanes, BoolVectors) {

@@ -177,7 +177,7 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv2dNchwcE2E,
-    ::testing::Values(NchwcConvCase{3, 9, 16, 3, 2, 1, 0, 16, false},   // NCHW image stem
+    ::testing::Values(NchwcConvCase{3, 9, 16, 3, 2, 1, 0, 16, false},    // NCHW image stem
                       NchwcConvCase{16, 7, 16, 3, 1, 1, 16, 16, false},  // blocked in and out
                       NchwcConvCase{8, 6, 24, 1, 1, 0, 8, 8, false},     // 1x1, blocks of 8
                       NchwcConvCase{12, 8, 20, 3, 2, 1, 8, 16, false},   // partial blocks
@@ -191,6 +191,12 @@ INSTANTIATE_TEST_SUITE_P(
                       NchwcConvCase{32, 6, 32, 3, 1, 1, 16, 16, false, 8},
                       NchwcConvCase{32, 7, 32, 3, 2, 1, 16, 16, false, 2},
                       NchwcConvCase{136, 4, 136, 3, 1, 1, 16, 16, false, 17},
+                      // Groups in lanes: 8 groups of 8 strided (a group per vector of 8),
+                      // 4 input and 8 output channels per group from input blocks of 8,
+                      // groups of 4 in blocks of 8 (AVX2's).
+                      NchwcConvCase{64, 9, 64, 3, 2, 1, 16, 16, false, 8},
+                      NchwcConvCase{16, 6, 32, 3, 1, 1, 8, 16, false, 4},
+                      NchwcConvCase{16, 5, 16, 3, 1, 1, 8, 8, false, 4},
                       // Dilated: a depthwise 5x5, a strided 3x3 from NCHW data.
                       NchwcConvCase{16, 11, 16, 5, 1, 4, 16, 16, true, 1, 2},
                       NchwcConvCase{5, 12, 16, 3, 2, 3, 0, 16, false, 1, 3}),
