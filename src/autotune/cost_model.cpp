@@ -136,4 +136,41 @@ bool CostModel::trained() const {
   return impl_ && impl_->booster != nullptr;
 }
 
+size_t CostModel::num_features() const {
+  return trained() ? impl_->num_features : 0;
+}
+
+std::string CostModel::save() const {
+  TESSEL_ICHECK(trained(), "cost model: save before fit");
+  bst_ulong length = 0;
+  const char* bytes = nullptr;
+  check(XGBoosterSaveModelToBuffer(impl_->booster.get(), R"({"format": "json"})", &length, &bytes),
+        "XGBoosterSaveModelToBuffer");
+  return std::string(bytes, length);
+}
+
+CostModel CostModel::load(const std::string& json, const std::string& origin,
+                          CostModelOptions options) {
+  CostModel model(std::move(options));
+  BoosterHandle handle = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &handle), "XGBoosterCreate");
+  Booster booster(handle);
+  bst_ulong features = 0;
+  if (XGBoosterLoadModelFromBuffer(handle, json.data(), json.size()) != 0 ||
+      XGBoosterGetNumFeature(handle, &features) != 0) {
+    std::string message = XGBGetLastError();
+    message = message.substr(0, message.find("Stack trace:"));
+    message.erase(message.find_last_not_of(" \n") + 1);
+    TESSEL_USER_ERROR("cost model ", origin, " cannot be read as an XGBoost model: ", message);
+  }
+  if (features == 0) TESSEL_USER_ERROR("cost model ", origin, " takes no features");
+  // The learning parameters came with the model; only how it runs here is set.
+  check(XGBoosterSetParam(handle, "nthread", std::to_string(model.impl_->options.nthread).c_str()),
+        "XGBoosterSetParam");
+  check(XGBoosterSetParam(handle, "verbosity", "0"), "XGBoosterSetParam");
+  model.impl_->booster = std::move(booster);
+  model.impl_->num_features = features;
+  return model;
+}
+
 }  // namespace tessel::autotune

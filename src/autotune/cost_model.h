@@ -5,7 +5,9 @@
 // best cost of the sample's task / the sample's cost; a failed measurement is 0), grouped by
 // task: with a ranking objective only the order within a group is learnt, so tasks of very
 // different speeds can share a model. Predictions are scores: higher means faster, and only
-// their order is meaningful. XGBoost stays behind this header.
+// their order is meaningful. A trained model saves to XGBoost's JSON format and loads back
+// (the pre-trained model shipped with the tuner, pretrained_model.h). XGBoost stays behind
+// this header.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +48,16 @@ class CostModel {
   /// One score per row of `features` (rows as long as the training rows); higher is faster.
   /// InternalError before the first fit or for rows of another length.
   std::vector<float> predict(const std::vector<std::vector<float>>& features) const;
-  /// Whether fit() has succeeded at least once.
+  /// Whether fit() has succeeded at least once (or the model was loaded).
   bool trained() const;
+  /// The trained model in XGBoost's JSON format. InternalError before the first fit.
+  std::string save() const;
+  /// A model saved by save(). CompileError naming `origin` (a file, or what the text is)
+  /// when XGBoost cannot read `json` as a model of at least one feature.
+  static CostModel load(const std::string& json, const std::string& origin,
+                        CostModelOptions options = {});
+  /// The number of features per row the model takes (0 before it is trained).
+  size_t num_features() const;
 
  private:
   struct Impl;

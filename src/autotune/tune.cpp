@@ -74,6 +74,7 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
   tuner_options.features = [&task](const Point& p) { return candidate_features(task, p); };
   if (options.tuner == "xgb" && options.transfer)
     tuner_options.transfer = transfer_samples(task, db);
+  tuner_options.prior = options.prior;
   state.tuner = make_tuner(options.tuner, task.space, tuner_options);
   // Each point measured counts as one trial (a point measured again to confirm it, once).
   std::vector<Measurement> known;

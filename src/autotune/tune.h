@@ -29,6 +29,9 @@ struct TuneOptions {
   int batch = 16;                  ///< candidates per round
   uint64_t seed = 0;
   bool transfer = true;  ///< "xgb" learns from records of tasks of the same template
+  /// "xgb": the model that ranks each task's first candidates (pretrained.h: the shipped
+  /// one by default in `tessel tune`); null: random until the tuner trains its own.
+  std::shared_ptr<const CostModel> prior;
   /// At the end of a run, the `confirm` best points of each task measured in it are
   /// measured again until each has two measurements or more (five passes at most):
   /// the best record is then the best on average, not the luckiest draw.

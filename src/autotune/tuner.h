@@ -16,6 +16,8 @@
 
 namespace tessel::autotune {
 
+class CostModel;  // cost_model.h
+
 /// Features describing a point to the cost model (fixed length per space), e.g. counts
 /// taken from the point's lowered loop IR.
 using FeatureFn = std::function<std::vector<float>(const Point&)>;
@@ -40,6 +42,10 @@ struct TunerOptions {
   FeatureFn features;
   /// "xgb": samples of similar tasks that train the model before this task has data.
   std::vector<TransferSample> transfer;
+  /// "xgb": a model that ranks candidates until the tuner can train its own (no transfer
+  /// samples, fewer measurements than it needs), on the first prior->num_features() of each
+  /// candidate's features (the pre-trained model, pretrained.h).
+  std::shared_ptr<const CostModel> prior;
 };
 
 class Tuner {

@@ -6,7 +6,8 @@
 // scores: parallel chains start at the best measured points and at random points, each step
 // moves one knob, and every unvisited point scored on the way competes for the batch. A
 // fraction of each batch stays random so that a wrong model cannot trap the search.
-// Until the model can be trained, batches are random.
+// Until the model can be trained, a prior model (the pre-trained one) ranks the candidates
+// by the features it knows, or, without one, batches are random.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,12 +85,13 @@ class XgbTuner final : public TunerBase {
       : TunerBase(space, options.seed),
         feature_fn_(options.features),
         transfer_(options.transfer),
+        prior_(options.prior),
         model_(CostModelOptions{.seed = options.seed}) {}
 
   std::vector<Point> next_batch(size_t count) override {
     if (stale_) retrain();
     std::vector<Point> batch;
-    if (model_.trained()) {
+    if (ranking_model()) {
       size_t exploring =
           static_cast<size_t>(std::lround(static_cast<double>(count) * kExploration));
       for (uint64_t index : anneal(count - exploring)) {
@@ -126,8 +128,12 @@ class XgbTuner final : public TunerBase {
   Point neighbour(Point point);
   std::vector<float> scores(const std::vector<Point>& points);
 
+  /// The model that ranks candidates now: the tuner's own once trained, else the prior.
+  const CostModel* ranking_model() const { return model_.trained() ? &model_ : prior_.get(); }
+
   FeatureFn feature_fn_;
   std::vector<TransferSample> transfer_;
+  std::shared_ptr<const CostModel> prior_;
   CostModel model_;
   bool stale_ = true;  // measurements (or transfer samples) the model has not seen
   std::unordered_map<uint64_t, std::vector<float>> feature_cache_;
@@ -233,17 +239,28 @@ Point XgbTuner::neighbour(Point point) {
   return point;
 }
 
-/// The model's score of each point; -infinity for points the feature function rejects.
+/// The ranking model's score of each point; -infinity for points the feature function
+/// rejects.
 std::vector<float> XgbTuner::scores(const std::vector<Point>& points) {
+  const CostModel& model = *ranking_model();
+  bool prior = &model != &model_;
   std::vector<std::vector<float>> rows;
   std::vector<size_t> rows_of;
   for (size_t i = 0; i < points.size(); ++i) {
     const std::vector<float>& row = features(space().index_of(points[i]));
     if (row.empty()) continue;
-    rows.push_back(row);
+    if (prior) {
+      // The prior knows the leading features only.
+      size_t width = model.num_features();
+      TESSEL_ICHECK(row.size() >= width, "xgb tuner: ", row.size(),
+                    " features per candidate, the prior model takes ", width);
+      rows.emplace_back(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(width));
+    } else {
+      rows.push_back(row);
+    }
     rows_of.push_back(i);
   }
-  std::vector<float> predicted = model_.predict(rows);
+  std::vector<float> predicted = model.predict(rows);
   std::vector<float> scores(points.size(), -std::numeric_limits<float>::infinity());
   for (size_t r = 0; r < rows.size(); ++r) scores[rows_of[r]] = predicted[r];
   return scores;

@@ -10,6 +10,8 @@
 #include <iomanip>
 #include <iostream>
 
+#include "autotune/features.h"
+#include "autotune/pretrained.h"
 #include "autotune/records.h"
 #include "autotune/task.h"
 #include "commands.h"
@@ -69,6 +71,32 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
               << " ms -> " << after * 1e3 << " ms per inference (weighted by launches)\n";
 }
 
+/// The cost model `spec` names: "none" (null), "shipped", or a JSON file saved by
+/// --train-cost-model.
+std::shared_ptr<const autotune::CostModel> cost_model_of(const std::string& spec) {
+  if (spec == "none") return nullptr;
+  if (spec == "shipped") {
+    std::shared_ptr<const autotune::CostModel> shipped = autotune::shipped_prior();
+    if (!shipped) TESSEL_USER_ERROR("--cost-model: this build of tessel has no shipped model");
+    return shipped;
+  }
+  std::ifstream in(spec, std::ios::binary);
+  if (!in) TESSEL_USER_ERROR("--cost-model: cannot read '", spec, "'");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto model =
+      std::make_shared<autotune::CostModel>(autotune::CostModel::load(json, "'" + spec + "'"));
+  if (model->num_features() != autotune::kLoopFeatures)
+    TESSEL_USER_ERROR("--cost-model: '", spec, "' takes ", model->num_features(),
+                      " features; candidates have ", autotune::kLoopFeatures, " loop features");
+  return model;
+}
+
+void print_quality(const autotune::PriorQuality& q, const std::string& what) {
+  std::cout << what << ": " << q.tasks << " tasks; mean relative throughput of the first choice "
+            << std::fixed << std::setprecision(3) << q.top1 << ", of the first 8 " << q.top8
+            << ", of a random choice " << q.random << " (best 1)\n";
+}
+
 }  // namespace
 
 int run_tune(const std::vector<std::string>& args) {
@@ -78,6 +106,20 @@ int run_tune(const std::vector<std::string>& args) {
   bool list = false;
   autotune::SearchKind search = autotune::SearchKind::Templates;
   std::string weights;  // cold, warm, or "" for the model's size to decide
+  std::string cost_model, train_path, evaluate_spec;  // cost_model "": the shipped one if any
+  // Options that take their value as it is written.
+  const std::pair<const char*, std::string*> text_options[] = {
+      {"--curves", &curves},
+      {"--export", &export_path},
+      {"--import", &import_path},
+      {"--cost-model", &cost_model},
+      {"--train-cost-model", &train_path},
+      {"--evaluate-cost-model", &evaluate_spec}};
+  auto text_option = [&](const std::string& flag) -> std::string* {
+    for (const auto& [name, target] : text_options)
+      if (flag == name) return target;
+    return nullptr;
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     if (flags.parse(args, i)) continue;
     const std::string& flag = args[i];
@@ -106,12 +148,8 @@ int run_tune(const std::vector<std::string>& args) {
       weights = value_of(args, i);
       if (weights != "cold" && weights != "warm")
         TESSEL_USER_ERROR("--weights: '", weights, "' is not 'cold' or 'warm'");
-    } else if (flag == "--curves") {
-      curves = value_of(args, i);
-    } else if (flag == "--export") {
-      export_path = value_of(args, i);
-    } else if (flag == "--import") {
-      import_path = value_of(args, i);
+    } else if (std::string* target = text_option(flag)) {
+      *target = value_of(args, i);
     } else if (flag == "--list-tasks") {
       list = true;
     } else if (!flag.empty() && flag[0] == '-') {
@@ -122,14 +160,18 @@ int run_tune(const std::vector<std::string>& args) {
       TESSEL_USER_ERROR("tune: more than one model given ('", input, "', '", flag, "')");
     }
   }
-  bool records_only = input.empty() && (!export_path.empty() || !import_path.empty());
+  bool records_only = input.empty() && (!export_path.empty() || !import_path.empty() ||
+                                        !train_path.empty() || !evaluate_spec.empty());
   if ((input.empty() && !records_only) || (!list && flags.records.empty()))
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
         "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto] "
         "[--weights cold|warm] [--threads T] [--batch N] "
         "[--curves DIR] [--flush-cache] [--list-tasks] [--input-shape NAME=SHAPE]...; "
-        "tessel tune --records <db.sqlite> --export|--import <file.jsonl>");
+        "[--cost-model FILE|shipped|none]; "
+        "tessel tune --records <db.sqlite> --export|--import <file.jsonl>; "
+        "tessel tune --records <db.sqlite> --train-cost-model <out.json> | "
+        "--evaluate-cost-model FILE|shipped");
   std::unique_ptr<autotune::RecordDatabase> db;
   if (!flags.records.empty()) db = std::make_unique<autotune::RecordDatabase>(flags.records);
   if (!import_path.empty()) {
@@ -147,7 +189,23 @@ int run_tune(const std::vector<std::string>& args) {
     std::cout << "exported the records of " << flags.records << " to " << export_path << "\n";
     return 0;
   };
+  if (!train_path.empty()) {
+    std::vector<autotune::Record> records = db->all();
+    autotune::CostModel model = autotune::train_prior(records);
+    std::ofstream out(train_path, std::ios::binary);
+    out << model.save();
+    if (!out) TESSEL_USER_ERROR("--train-cost-model: cannot write '", train_path, "'");
+    print_quality(autotune::evaluate_prior(model, records),
+                  "trained " + train_path + " on " + flags.records);
+  }
+  if (!evaluate_spec.empty()) {
+    std::shared_ptr<const autotune::CostModel> model = cost_model_of(evaluate_spec);
+    if (!model) TESSEL_USER_ERROR("--evaluate-cost-model: 'none' is no model");
+    print_quality(autotune::evaluate_prior(*model, db->all()),
+                  evaluate_spec + " on " + flags.records);
+  }
   if (records_only) return export_records();
+  options.prior = cost_model.empty() ? autotune::shipped_prior() : cost_model_of(cost_model);
 
   graph::Graph graph = frontend::import_onnx_file(input);
   compiler::CompileOptions compile = flags.options;
@@ -178,8 +236,9 @@ int run_tune(const std::vector<std::string>& args) {
             << "; weights "
             << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
             << weight_bytes / (1 << 20) << " MiB)"
-            << "; tuner " << options.tuner << ", " << options.trials
-            << " trials per task, records in " << flags.records << "\n";
+            << "; tuner " << options.tuner
+            << (options.tuner == "xgb" && options.prior ? " (from a pre-trained cost model)" : "")
+            << ", " << options.trials << " trials per task, records in " << flags.records << "\n";
   std::vector<autotune::TaskResult> results = autotune::tune_tasks(tasks, *db, options);
   print_summary(results);
   if (!curves.empty()) {

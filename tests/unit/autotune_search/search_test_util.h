@@ -89,12 +89,14 @@ inline std::vector<Measurement> measure(const SyntheticTask& task,
 
 /// The best cost a tuner of `kind` finds in `trials` measurements taken `batch` at a time.
 inline double tune(const std::string& kind, const SyntheticTask& task, uint64_t seed, size_t trials,
-                   size_t batch, std::vector<TransferSample> transfer = {}) {
+                   size_t batch, std::vector<TransferSample> transfer = {},
+                   std::shared_ptr<const CostModel> prior = nullptr) {
   SearchSpace space = synthetic_space();
   TunerOptions options;
   options.seed = seed;
   options.features = synthetic_features;
   options.transfer = std::move(transfer);
+  options.prior = std::move(prior);
   auto tuner = make_tuner(kind, space, options);
   double best = std::numeric_limits<double>::infinity();
   for (size_t done = 0; done < trials;) {

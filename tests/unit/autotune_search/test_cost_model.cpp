@@ -131,6 +131,26 @@ TEST(CostModel, RefitReplacesTheModel) {
   EXPECT_TRUE(model.predict({}).empty());
 }
 
+TEST(CostModel, SavedModelLoadsBackAndPredictsTheSame) {
+  Samples fit = samples(64, 12);
+  Samples held_out = samples(50, 13);
+  CostModel model;
+  model.fit(fit.features, fit.labels, {64});
+  std::string json = model.save();
+  EXPECT_EQ(json.front(), '{');
+  CostModel loaded = CostModel::load(json, "'saved.json'");
+  EXPECT_TRUE(loaded.trained());
+  EXPECT_EQ(loaded.num_features(), fit.features.front().size());
+  EXPECT_EQ(loaded.predict(held_out.features), model.predict(held_out.features));
+}
+
+TEST(CostModel, LoadingWhatIsNotAModelNamesItsOrigin) {
+  expect_error<CompileError>([] { CostModel::load("not json", "'broken.json'"); },
+                             "cost model 'broken.json' cannot be read as an XGBoost model");
+  expect_error<CompileError>([] { CostModel::load("{}", "'empty.json'"); },
+                             "cost model 'empty.json'");
+}
+
 TEST(CostModel, MisuseIsAnInternalError) {
   CostModel model;
   expect_error<InternalError>([&] { model.predict({{1, 2}}); }, "predict before fit");

@@ -125,6 +125,46 @@ TEST_F(CliTune, BadOptionsAreNamed) {
       << r.output;
 }
 
+TEST_F(CliTune, CostModelsTrainFromRecordsAndStartTheTuner) {
+  CliResult r = run_cli("tune " + model() + " --records " + path("corpus.db") +
+                        " --trials 12 --batch 6 --tuner random");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli("tune --records " + path("corpus.db") + " --train-cost-model " + path("cm.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("trained " + path("cm.json") + " on " + path("corpus.db") + ": 1 tasks"),
+            std::string::npos)
+      << r.output;
+  for (const std::string& model_spec : {path("cm.json"), std::string("shipped")}) {
+    r = run_cli("tune --records " + path("corpus.db") + " --evaluate-cost-model " + model_spec);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("first choice"), std::string::npos) << r.output;
+  }
+  // The xgb tuner starts from the trained model, from the shipped one, or from nothing.
+  for (const std::string& model_spec :
+       {path("cm.json"), std::string("shipped"), std::string("none")}) {
+    r = run_cli("tune " + model() + " --records " + path("warm.db") +
+                " --trials 4 --batch 2 --tuner xgb --cost-model " + model_spec);
+    ASSERT_EQ(r.exit_code, 0) << model_spec << ": " << r.output;
+  }
+  expect_tuned_library_computes_the_case(path("warm.db"), "warm");
+
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --cost-model " +
+              path("missing.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--cost-model: cannot read '" + path("missing.json") + "'"),
+            std::string::npos)
+      << r.output;
+  std::ofstream(path("notes.json")) << "{\"not\": \"a model\"}";
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --cost-model " +
+              path("notes.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("cost model '" + path("notes.json") + "'"), std::string::npos)
+      << r.output;
+  r = run_cli("tune --records " + path("x.db") + " --train-cost-model " + path("none.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("no task with 8 measured candidates"), std::string::npos) << r.output;
+}
+
 TEST_F(CliTune, GeneratedSpacesTuneAndTheLibraryComputesTheExpectedOutput) {
   CliResult r = run_cli("tune " + model() + " --list-tasks --search auto");
   ASSERT_EQ(r.exit_code, 0) << r.output;
