@@ -174,8 +174,8 @@ int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input) {
   return 1;
 }
 
-bool default_conv_pad_in_place(bool depthwise, int64_t stride) {
-  return depthwise && stride == 1;
+bool default_conv_pad_in_place(bool depthwise) {
+  return depthwise;
 }
 
 int64_t widest_register_tile(int64_t vectors) {
@@ -218,7 +218,7 @@ ConvChannels conv_channels(const Conv2dNchwcParams& p, int64_t in_channels, int6
 
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwcParams& p) {
   Conv2dNchwcConfig config;
-  config.pad_in_place = default_conv_pad_in_place(p.depthwise, p.stride);
+  config.pad_in_place = default_conv_pad_in_place(p.depthwise);
   config.tile_ow = knobs.get("tile_ow", config.tile_ow);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.tile_oh = knobs.get("tile_oh", config.tile_oh);

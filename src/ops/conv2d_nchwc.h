@@ -85,10 +85,13 @@ struct Conv2dNchwcConfig {
 };
 
 /// Whether a padded convolution reads its input in place when the knob is not set: a
-/// depthwise one of stride 1. A depthwise window does few multiply-adds per element read,
-/// so a padded copy costs about as much as the convolution (in place: 5x5 1.1-1.3x and
-/// dilated 5x5 1.3-1.5x faster); strided, the copy measured faster than the clamped loads.
-bool default_conv_pad_in_place(bool depthwise, int64_t stride);
+/// depthwise one. A depthwise window does few multiply-adds per element read, so a padded
+/// copy costs about as much as the convolution (in place: 5x5 1.1-1.3x and dilated 5x5
+/// 1.3-1.5x faster). Strided, the copy measured faster alone, with the input in the caches
+/// from the run before; inside a model, where the input was just written by another kernel,
+/// the copy's passes over memory cost more than the clamped loads (EfficientNet-B0,
+/// MobileNetV3 and MnasNet 3-10 % faster end to end in place).
+bool default_conv_pad_in_place(bool depthwise);
 
 /// Blocks of output channels per register tile when the knob is not set: the largest of 4
 /// and 2 that divides the `blocks` of the output (1 when the blocks share no input: a
