@@ -759,12 +759,19 @@ def t_reshape(b):
     return b.op1("Reshape", [x, b.ints(spec)], tuple(shape))
 
 
-def t_slice(b):
+def pick_divisible_axis(b):
+    """A value, one of its axes of 2 or more elements and that axis' size (GenerationFailed
+    when the drawn axis is shorter)."""
     x = b.pick()
     axis = int(b.rng.integers(x.rank))
     size = x.shape[axis]
     if size < 2:
         raise GenerationFailed()
+    return x, axis, size
+
+
+def t_slice(b):
+    x, axis, size = pick_divisible_axis(b)
     step = b.choice([1, 1, 2, -1])
     if step > 0:
         start = int(b.rng.integers(0, size - 1))
@@ -785,11 +792,7 @@ def t_slice(b):
 
 
 def t_split(b):
-    x = b.pick()
-    axis = int(b.rng.integers(x.rank))
-    size = x.shape[axis]
-    if size < 2:
-        raise GenerationFailed()
+    x, axis, size = pick_divisible_axis(b)
     first = int(b.rng.integers(1, size))
     parts = [first, size - first]
     shapes = [x.shape[:axis] + (p,) + x.shape[axis + 1:] for p in parts]
