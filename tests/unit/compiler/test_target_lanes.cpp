@@ -19,13 +19,28 @@ using testing::TypedGraph;
 
 constexpr const char* kAvx2 = "llvm -mcpu=haswell";
 
-/// A blocked convolution with its epilogue, a product, a softmax and a layer norm.
+/// Blocked convolutions (dense with its epilogue; grouped by 4 and by 8 channels, in lanes
+/// or a vector per group; depthwise of stride 2, read in place), a product, a softmax and a
+/// layer norm.
 TypedGraph mixed_model() {
   TypedGraph t;
   graph::Value* image = t.input("image", {1, 16, 12, 12});
+  graph::Attribute pads = graph::Attribute::of_ints({1, 1, 1, 1});
   graph::Value* conv = t.node("Conv", {image, t.constant("w", {32, 16, 3, 3}, 1)}, {1, 32, 12, 12},
-                              {{"pads", graph::Attribute::of_ints({1, 1, 1, 1})}});
+                              {{"pads", pads}});
   t.output(t.node("Relu", {conv}, {1, 32, 12, 12}));
+  auto grouped = [&](int64_t groups, uint32_t seed, int64_t stride) {
+    int64_t out = 12 / stride;
+    t.output(t.node("Conv",
+                    {image, t.constant("g" + std::to_string(seed), {16, 16 / groups, 3, 3}, seed)},
+                    {1, 16, out, out},
+                    {{"pads", pads},
+                     {"group", graph::Attribute::of_int(groups)},
+                     {"strides", graph::Attribute::of_ints({stride, stride})}}));
+  };
+  grouped(4, 7, 1);   // groups of 4 channels
+  grouped(2, 8, 1);   // groups of 8
+  grouped(16, 9, 2);  // depthwise, strided
   graph::Value* x = t.input("x", {20, 40});
   graph::Value* product = t.node("MatMul", {x, t.constant("m", {40, 56}, 2)}, {20, 56});
   t.output(t.node("Softmax", {product}, {20, 56}, {{"axis", graph::Attribute::of_int(-1)}}));
