@@ -14,14 +14,18 @@
 namespace tessel::autotune {
 namespace {
 
-/// Fails with XGBoost's last error when a C API call returned non-zero.
-void check(int status, const char* call) {
-  if (status == 0) return;
-  // XGBoost appends a stack trace of its own internals; only the text before it explains.
+/// XGBoost's last error message. XGBoost appends a stack trace of its own internals; only
+/// the text before it explains.
+std::string last_error() {
   std::string message = XGBGetLastError();
   message = message.substr(0, message.find("Stack trace:"));
   message.erase(message.find_last_not_of(" \n") + 1);
-  TESSEL_INTERNAL_ERROR("xgboost: ", call, " failed: ", message);
+  return message;
+}
+
+/// Fails with XGBoost's last error when a C API call returned non-zero.
+void check(int status, const char* call) {
+  if (status != 0) TESSEL_INTERNAL_ERROR("xgboost: ", call, " failed: ", last_error());
 }
 
 struct MatrixDeleter {
@@ -157,12 +161,8 @@ CostModel CostModel::load(const std::string& json, const std::string& origin,
   Booster booster(handle);
   bst_ulong features = 0;
   if (XGBoosterLoadModelFromBuffer(handle, json.data(), json.size()) != 0 ||
-      XGBoosterGetNumFeature(handle, &features) != 0) {
-    std::string message = XGBGetLastError();
-    message = message.substr(0, message.find("Stack trace:"));
-    message.erase(message.find_last_not_of(" \n") + 1);
-    TESSEL_USER_ERROR("cost model ", origin, " cannot be read as an XGBoost model: ", message);
-  }
+      XGBoosterGetNumFeature(handle, &features) != 0)
+    TESSEL_USER_ERROR("cost model ", origin, " cannot be read as an XGBoost model: ", last_error());
   if (features == 0) TESSEL_USER_ERROR("cost model ", origin, " takes no features");
   // The learning parameters came with the model; only how it runs here is set.
   check(XGBoosterSetParam(handle, "nthread", std::to_string(model.impl_->options.nthread).c_str()),
