@@ -1,6 +1,11 @@
 // lane_offsets: walks a vector index bottom-up, keeping the scalar part as a linear form and
-// the lane-dependent part as constants.
+// the lane-dependent part as constants; strip_lane_clamps: removes the clamps of such
+// indices, with the condition under which they do not act.
 #include "arith/lane_offsets.h"
+
+#include <algorithm>
+
+#include "ir/functor.h"
 
 namespace tessel::arith {
 namespace {
@@ -110,7 +115,50 @@ class Splitter {
   int lanes_;
 };
 
+/// Replaces min(e, hi) / max(e, lo) of a split vector e and a broadcast bound by e,
+/// collecting the conditions under which each is e in every lane.
+class ClampStripper : public IRMutator {
+ public:
+  std::vector<Expr> conditions;
+
+  Expr mutate_Min(const MinNode* op, const Expr& self) override {
+    return strip(op->a, op->b, self, true);
+  }
+  Expr mutate_Max(const MaxNode* op, const Expr& self) override {
+    return strip(op->a, op->b, self, false);
+  }
+
+ private:
+  Expr strip(const Expr& a0, const Expr& b0, const Expr& self, bool upper) {
+    Expr a = mutate(a0), b = mutate(b0);
+    for (auto [value, bound] : {std::pair{a, b}, std::pair{b, a}}) {
+      const auto* broadcast = bound.as<BroadcastNode>();
+      std::optional<LaneOffsets> lanes = broadcast ? lane_offsets(value) : std::nullopt;
+      if (!lanes) continue;
+      auto [low, high] = std::minmax_element(lanes->offsets.begin(), lanes->offsets.end());
+      LinearForm edge = lanes->base;
+      edge.constant = upper ? *high : *low;
+      Expr at = from_linear(edge);
+      conditions.push_back(upper ? at <= broadcast->value : at >= broadcast->value);
+      return value;
+    }
+    if (a.same_as(a0) && b.same_as(b0)) return self;
+    return upper ? make_Min(a, b) : make_Max(a, b);
+  }
+};
+
 }  // namespace
+
+std::optional<UnclampedIndex> strip_lane_clamps(const Expr& index) {
+  if (index.dtype().lanes == 1) return std::nullopt;
+  ClampStripper stripper;
+  Expr unclamped = stripper.mutate(index);
+  if (stripper.conditions.empty()) return std::nullopt;
+  Expr in_range = stripper.conditions[0];
+  for (size_t i = 1; i < stripper.conditions.size(); ++i)
+    in_range = in_range && stripper.conditions[i];
+  return UnclampedIndex{unclamped, in_range};
+}
 
 std::optional<LaneOffsets> lane_offsets(const Expr& index) {
   // Offsets are exact in 64 bits; a narrower index wraps where they would not.

@@ -341,9 +341,18 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
     if (config.pad_in_place) {
       s.compute_inline(padded);
     } else {
+      // Blocked data is copied in vectors of a channel block, in parallel over the blocks;
+      // NCHW data (a model's input) along its rows in vectors of the host's width, which
+      // read plainly but at the rows' ends, in parallel over the rows.
       std::vector<std::string> pad_loops = s.stage(padded).leaves;
-      s.parallel(padded, s.fuse(padded, pad_loops[0], pad_loops[1]));
-      s.vectorize(padded, pad_loops.back());
+      std::string rows = s.fuse(padded, pad_loops[0], pad_loops[1]);
+      if (padded.ndim() == 5) {
+        s.vectorize(padded, pad_loops.back());
+      } else {
+        rows = s.fuse(padded, rows, pad_loops[2]);
+        s.vectorize(padded, s.split(padded, pad_loops[3], target_float_lanes()).second);
+      }
+      s.parallel(padded, rows);
     }
   }
   // Packing, unless the compiler folded it (constant weights).

@@ -105,48 +105,102 @@ llvm::Value* FunctionCodeGen::emit_load(const LoadNode* op) {
     loaded = broadcast ? builder_.CreateVectorSplat(op->dtype.lanes, load) : load;
   } else if (llvm::Value* permuted = emit_permuted_load(op, info, index)) {
     loaded = permuted;
+  } else if (llvm::Value* clamped = emit_clamped_load(op, info, index)) {
+    loaded = clamped;
   } else {
-    llvm::Value* addresses = element_address(info, memory, index);
-    llvm::CallInst* gather = builder_.CreateMaskedGather(result_type, addresses, align);
-    annotate(gather, info);
-    loaded = gather;
+    loaded = emit_gather(op, info, index);
   }
   return element.is_bool() ? builder_.CreateTrunc(loaded, llvm_type(op->dtype)) : loaded;
 }
 
+llvm::Value* FunctionCodeGen::emit_gather(const LoadNode* op, const BufferInfo& info,
+                                          const Expr& index) {
+  llvm::Type* memory = memory_type(op->dtype.element());
+  llvm::Value* addresses = element_address(info, memory, index);
+  llvm::CallInst* gather = builder_.CreateMaskedGather(memory_type(op->dtype), addresses,
+                                                       llvm::Align(op->dtype.element().bytes()));
+  annotate(gather, info);
+  return gather;
+}
+
+namespace {
+
+/// How the lanes of a vector load at `base + offsets[l]` read memory without a gather.
+struct OffsetLoad {
+  bool broadcast = false;  ///< one element, at base + start, in every lane
+  int64_t start = 0;       ///< the vector read is at base + start
+  std::vector<int> mask;   ///< lane l takes element mask[l] of it (empty: in order)
+};
+
+/// Lanes all reading one element (a scalar load, broadcast); lanes reading consecutive
+/// elements (one vector load); every lane inside one run of `lanes` elements starting at a
+/// multiple of `lanes`, in a buffer of a multiple of `lanes` elements: the whole run lies in
+/// the buffer (it holds the lanes' elements), so one vector load and a permutation.
+std::optional<OffsetLoad> plan_offset_load(const arith::LaneOffsets& split, int64_t lanes,
+                                           int64_t buffer_size) {
+  const std::vector<int64_t>& offsets = split.offsets;
+  auto [low, high] = std::minmax_element(offsets.begin(), offsets.end());
+  if (*low == *high) return OffsetLoad{true, *low, {}};
+  bool consecutive = true;
+  for (size_t l = 0; l < offsets.size(); ++l)
+    consecutive = consecutive && offsets[l] == offsets[0] + static_cast<int64_t>(l);
+  if (consecutive) return OffsetLoad{false, offsets[0], {}};
+  if (buffer_size <= 0 || buffer_size % lanes != 0 || split.base.coef_gcd() % lanes != 0)
+    return std::nullopt;
+  int64_t run = (*low >= 0 ? *low : *low - lanes + 1) / lanes * lanes;
+  if (*high - run >= lanes) return std::nullopt;
+  OffsetLoad plan{false, run, {}};
+  for (int64_t o : offsets) plan.mask.push_back(static_cast<int>(o - run));
+  return plan;
+}
+
+}  // namespace
+
 llvm::Value* FunctionCodeGen::emit_permuted_load(const LoadNode* op, const BufferInfo& info,
                                                  const Expr& index) {
-  // Every lane inside one run of `lanes` elements starting at a multiple of `lanes`, in a
-  // buffer of a multiple of `lanes` elements: the whole run lies in the buffer (it holds
-  // the lanes' elements), so one vector load and a permutation replace the gather. (Lanes
-  // all reading one element need no run: a scalar load, broadcast.)
-  int64_t lanes = op->dtype.lanes;
   std::optional<arith::LaneOffsets> split = arith::lane_offsets(index);
   if (!split) return nullptr;
-  llvm::Type* memory = memory_type(op->dtype.element());
-  llvm::Align align(op->dtype.element().bytes());
-  auto [low, high] = std::minmax_element(split->offsets.begin(), split->offsets.end());
-  if (*low == *high) {
-    // One element in every lane: a broadcast.
-    arith::LinearForm at = split->base;
-    at.constant = *low;
-    llvm::LoadInst* load = builder_.CreateAlignedLoad(
-        memory, element_address(info, memory, arith::from_linear(at)), align);
-    annotate(load, info);
-    return builder_.CreateVectorSplat(static_cast<unsigned>(lanes), load);
-  }
-  int64_t size = op->buffer.const_size();
-  if (size <= 0 || size % lanes != 0 || split->base.coef_gcd() % lanes != 0) return nullptr;
-  int64_t run = (*low >= 0 ? *low : *low - lanes + 1) / lanes * lanes;
-  if (*high - run >= lanes) return nullptr;
-  std::vector<int> mask;
-  for (int64_t o : split->offsets) mask.push_back(static_cast<int>(o - run));
-  arith::LinearForm start = split->base;
-  start.constant = run;
-  llvm::Value* address = element_address(info, memory, arith::from_linear(start));
-  llvm::LoadInst* load = builder_.CreateAlignedLoad(memory_type(op->dtype), address, align);
+  std::optional<OffsetLoad> plan =
+      plan_offset_load(*split, op->dtype.lanes, op->buffer.const_size());
+  if (!plan) return nullptr;
+  llvm::Type* element = memory_type(op->dtype.element());
+  arith::LinearForm at = split->base;
+  at.constant = plan->start;
+  llvm::Value* address = element_address(info, element, arith::from_linear(at));
+  llvm::LoadInst* load =
+      builder_.CreateAlignedLoad(plan->broadcast ? element : memory_type(op->dtype), address,
+                                 llvm::Align(op->dtype.element().bytes()));
   annotate(load, info);
-  return builder_.CreateShuffleVector(load, mask);
+  if (plan->broadcast)
+    return builder_.CreateVectorSplat(static_cast<unsigned>(op->dtype.lanes), load);
+  return plan->mask.empty() ? load : builder_.CreateShuffleVector(load, plan->mask);
+}
+
+llvm::Value* FunctionCodeGen::emit_clamped_load(const LoadNode* op, const BufferInfo& info,
+                                                const Expr& index) {
+  std::optional<arith::UnclampedIndex> unclamped = arith::strip_lane_clamps(index);
+  std::optional<arith::LaneOffsets> split =
+      unclamped ? arith::lane_offsets(unclamped->index) : std::nullopt;
+  if (!split || !plan_offset_load(*split, op->dtype.lanes, op->buffer.const_size())) return nullptr;
+  llvm::Value* in_range = emit(unclamped->in_range);
+  llvm::Function* function = state_.function;
+  auto* plain = llvm::BasicBlock::Create(ctx_, "clamp.none", function);
+  auto* clamped = llvm::BasicBlock::Create(ctx_, "clamp.some", function);
+  auto* merged = llvm::BasicBlock::Create(ctx_, "clamp.end", function);
+  builder_.CreateCondBr(in_range, plain, clamped);
+  builder_.SetInsertPoint(plain);
+  llvm::Value* plain_value = emit_permuted_load(op, info, unclamped->index);
+  llvm::BasicBlock* plain_end = builder_.GetInsertBlock();
+  builder_.CreateBr(merged);
+  builder_.SetInsertPoint(clamped);
+  llvm::Value* clamped_value = emit_gather(op, info, index);
+  llvm::BasicBlock* clamped_end = builder_.GetInsertBlock();
+  builder_.CreateBr(merged);
+  builder_.SetInsertPoint(merged);
+  llvm::PHINode* phi = builder_.CreatePHI(plain_value->getType(), 2);
+  phi->addIncoming(plain_value, plain_end);
+  phi->addIncoming(clamped_value, clamped_end);
+  return phi;
 }
 
 void FunctionCodeGen::emit_store(const StoreNode* op) {

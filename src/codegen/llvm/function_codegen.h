@@ -105,10 +105,18 @@ class FunctionCodeGen {
   llvm::Value* element_address(const BufferInfo& info, llvm::Type* element, const ir::Expr& index);
   void annotate(llvm::Instruction* access, const BufferInfo& info);
   llvm::Value* emit_load(const ir::LoadNode* op);
-  /// A vector load whose lanes lie in one aligned run of the buffer, as a load of the run
-  /// and a permutation; nullptr when the index is not of that form.
+  /// A vector load whose lanes read one element, consecutive elements or elements of one
+  /// aligned run of the buffer, as a broadcast, a vector load, or a load of the run and a
+  /// permutation; nullptr (emitting nothing) when the index is not of that form.
   llvm::Value* emit_permuted_load(const ir::LoadNode* op, const BufferInfo& info,
                                   const ir::Expr& index);
+  /// A vector load whose index is such a load's clamped (arith::strip_lane_clamps): it reads
+  /// that way where no clamp acts and gathers elsewhere, behind a branch on the clamps'
+  /// condition; nullptr (emitting nothing) when the index is not of that form.
+  llvm::Value* emit_clamped_load(const ir::LoadNode* op, const BufferInfo& info,
+                                 const ir::Expr& index);
+  /// A vector load lane by lane.
+  llvm::Value* emit_gather(const ir::LoadNode* op, const BufferInfo& info, const ir::Expr& index);
   void emit_store(const ir::StoreNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void make_alias_scopes();

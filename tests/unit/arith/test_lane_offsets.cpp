@@ -1,8 +1,10 @@
 // lane_offsets: vector indices split into a scalar linear base and constant lane offsets,
-// checked against the index evaluated lane by lane where it applies.
+// checked against the index evaluated lane by lane where it applies; strip_lane_clamps:
+// clamped indices against their unclamped form and the condition, evaluated exhaustively.
 #include <gtest/gtest.h>
 
 #include "arith/lane_offsets.h"
+#include "ir/interpreter.h"
 #include "ir/printer.h"
 
 namespace tessel::arith {
@@ -68,6 +70,73 @@ TEST(LaneOffsets, RefusesWhatItCannotSplitExactly) {
   // Division by zero or a negative constant.
   EXPECT_FALSE(lane_offsets(lanes_ramp(Expr(int64_t{0}), 8) / vec(0, 8)));
   EXPECT_FALSE(lane_offsets(lanes_ramp(Expr(int64_t{0}), 8) / vec(-2, 8)));
+}
+
+/// Lane `lane` of integer (or bool) `e` with the variables bound to the given values.
+int64_t evaluate_int_lane(const Expr& e, const std::vector<std::pair<Var, int64_t>>& values,
+                          int lane) {
+  Env env;
+  for (const auto& [var, value] : values) env.bind(var, Value::from_int(var.dtype(), value));
+  return evaluate(e, env).int_at(e.dtype().lanes == 1 ? 0 : lane);
+}
+
+int64_t lane_value(const Expr& e, const Var& v, int64_t value, int lane) {
+  return evaluate_int_lane(e, {{v, value}}, lane);
+}
+
+TEST(StripLaneClamps, APaddingStagesRowReadsPlainlyAwayFromItsEnds) {
+  // The data index of a zero-padding stage of a 20-wide row, padded by 1, in vectors of 8:
+  // y * 20 + max(min(ramp(x * 8 - 1, 1, 8), 19), 0). Unclamped where 1 <= x and
+  // x * 8 + 6 <= 19, i.e. x == 1 of x in [0, 3).
+  Var x("x"), y("y");
+  Expr row = make_Broadcast(y * 20, 8);
+  Expr column = max(min(lanes_ramp(x * 8 - 1, 8), vec(19, 8)), vec(0, 8));
+  Expr index = row + column;
+  std::optional<UnclampedIndex> stripped = strip_lane_clamps(index);
+  ASSERT_TRUE(stripped) << to_string(index);
+  ASSERT_TRUE(lane_offsets(stripped->index)) << to_string(stripped->index);
+  EXPECT_EQ(stripped->in_range.dtype(), DataType::Bool());
+  for (int64_t xv = 0; xv < 3; ++xv) {
+    bool in_range = evaluate_int_lane(stripped->in_range, {{x, xv}, {y, 2}}, 0) != 0;
+    EXPECT_EQ(in_range, xv == 1) << xv;
+    for (int l = 0; l < 8; ++l) {
+      int64_t clamped = evaluate_int_lane(index, {{x, xv}, {y, 2}}, l);
+      EXPECT_EQ(clamped, 40 + std::max<int64_t>(std::min<int64_t>(xv * 8 - 1 + l, 19), 0));
+      if (in_range) {
+        EXPECT_EQ(evaluate_int_lane(stripped->index, {{x, xv}, {y, 2}}, l), clamped) << xv;
+      }
+    }
+  }
+}
+
+TEST(StripLaneClamps, OneSidedAndCommutedClampsHoldExactlyWhenNoLaneIsClamped) {
+  // min(hi, ramp(v, 2, 4)) and max(ramp(v, 2, 4), lo) with bounds in either operand: the
+  // condition holds for exactly the values of v where every lane is unchanged.
+  Var v("v");
+  Expr r = make_Ramp(Expr(v), Expr(int64_t{2}), 4);
+  for (const Expr& index : {min(vec(9, 4), r), max(r, vec(-3, 4)), min(r, vec(9, 4)) + vec(5, 4)}) {
+    std::optional<UnclampedIndex> stripped = strip_lane_clamps(index);
+    ASSERT_TRUE(stripped) << to_string(index);
+    for (int64_t value = -10; value <= 10; ++value) {
+      bool unchanged = true;
+      for (int l = 0; l < 4; ++l)
+        unchanged =
+            unchanged && lane_value(index, v, value, l) == lane_value(stripped->index, v, value, l);
+      EXPECT_EQ(lane_value(stripped->in_range, v, value, 0) != 0, unchanged)
+          << to_string(index) << " at v = " << value;
+    }
+  }
+}
+
+TEST(StripLaneClamps, LeavesScalarClampsAndUnsplittableOnesAlone) {
+  Var v("v"), w("w");
+  // Only a scalar clamp (the row of a padding stage): no vector clamp to strip.
+  EXPECT_FALSE(strip_lane_clamps(
+      make_Broadcast(max(min(v, Expr(int64_t{9})), Expr(int64_t{0})), 8) + lanes_ramp(w, 8)));
+  // A bound that differs per lane, and a clamped vector that lane_offsets cannot split.
+  EXPECT_FALSE(strip_lane_clamps(min(lanes_ramp(v, 8), lanes_ramp(w, 8))));
+  EXPECT_FALSE(strip_lane_clamps(min(lanes_ramp(v, 8) * lanes_ramp(v, 8), vec(9, 8))));
+  EXPECT_FALSE(strip_lane_clamps(v + 1));
 }
 
 }  // namespace

@@ -122,6 +122,21 @@ TEST(GeneratedIR, LanesOfOneAlignedRunAreALoadAndAShuffle) {
   EXPECT_NE(ir.find("shufflevector <16 x float>"), std::string::npos) << ir;
 }
 
+TEST(GeneratedIR, ClampedLanesLoadPlainlyBehindABranchAndGatherAtTheEnds) {
+  // A padding stage's read max(min(ramp(v * 16 - 1, 1, 16), 63), 0): a branch on the
+  // clamps' condition between a plain vector load and a gather.
+  Buffer A = buffer("A", f32, 64), C = buffer("C", f32, 64);
+  Var v("v");
+  Expr index = max(min(ramp(v * 16 - 1, 16), make_Broadcast(Expr(int64_t{63}), 16)),
+                   make_Broadcast(Expr(int64_t{0}), 16));
+  PrimFunc f{"padded", {A, C}, loop(v, 4, store(C, ramp(v * 16, 16), load(A, index)))};
+  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  EXPECT_NE(ir.find("clamp.none:"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("load <16 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@llvm.masked.gather.v16f32"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("<16 x float> [ "), std::string::npos) << ir;  // the phi joining them
+}
+
 TEST(GeneratedIR, ParallelLoopBecomesOneClosureAndNestedOnesStaySerial) {
   Buffer C = buffer("C", f32, 64);
   Var i("i"), j("j");

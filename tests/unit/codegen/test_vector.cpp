@@ -1,8 +1,10 @@
 // Vector expressions through the JIT: contiguous loads/stores, arithmetic, select, casts,
-// gathers (strided and arbitrary indices), permuted loads of aligned runs, scatters,
+// gathers (strided and arbitrary indices), permuted loads of aligned runs, clamped loads
+// (plain where no clamp acts), scatters,
 // broadcast loads and vector floor division, each checked against a scalar C++ loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "codegen_test_util.h"
@@ -141,6 +143,33 @@ TEST_P(CodegenVectorLanes, LanesInOneAlignedRunArePermutedLoads) {
             << "size " << size << " run " << r << " lane " << k;
         EXPECT_EQ(values<float>(td)[r * lanes + k], av[r * lanes + 1]) << size;
       }
+  }
+}
+
+TEST_P(CodegenVectorLanes, ClampedLoadsReadPlainlyWhereNoClampActs) {
+  // C[x] = A[clamp(x - 3, 0, n - 1)] for x in [0, n + lanes) in vectors (a padding stage's
+  // read, shifted by 3 and clamped at both ends), and D[x] = A[min(x + 2, n - 1)]
+  // (clamped above only): the vectors inside the row read plainly, those at the ends
+  // gather behind a branch; every lane as the scalar loop computes it.
+  const int lanes = GetParam();
+  const int64_t n = 3 * lanes + 5, out = n + lanes - 5;
+  const int64_t vectors = out / lanes;
+  Buffer A = buffer("A", f32, n), C = buffer("C", f32, vectors * lanes),
+         D = buffer("D", f32, vectors * lanes);
+  Var v("v");
+  auto constant = [lanes](int64_t c) { return make_Broadcast(Expr(c), lanes); };
+  Expr x = ramp(v * lanes, lanes);
+  Expr both = max(min(x - constant(3), constant(n - 1)), constant(0));
+  Expr above = min(x + constant(2), constant(n - 1));
+  Stmt body = make_Seq({store(C, x, load(A, both)), store(D, x, load(A, above))});
+  PrimFunc f{"clamped", {A, C, D}, loop(v, vectors, body)};
+  auto av = iota_values(n, 1.0f, 0.25f);
+  auto ta = array(av, f32), tc = array(std::vector<float>(vectors * lanes), f32),
+       td = array(std::vector<float>(vectors * lanes), f32);
+  ASSERT_EQ(run(f, {&ta, &tc, &td}), 0);
+  for (int64_t k = 0; k < vectors * lanes; ++k) {
+    EXPECT_EQ(values<float>(tc)[k], av[std::clamp<int64_t>(k - 3, 0, n - 1)]) << k;
+    EXPECT_EQ(values<float>(td)[k], av[std::min<int64_t>(k + 2, n - 1)]) << k;
   }
 }
 
