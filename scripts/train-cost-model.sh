@@ -31,6 +31,7 @@ tune() {  # tune <database> <model>...
   for m in "$@"; do
     echo "tuning $m (${budget} s) into $db"
     "$tessel" tune "$work/models/$m/model.onnx" --records "$db" --search auto --tuner random \
+      --cost-model none \
       --time-budget "${budget}s" --threads 1 > "$work/$m.log" 2>&1
   done
 }

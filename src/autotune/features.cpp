@@ -1,8 +1,11 @@
 // Cost-model features read off lowered loop IR.
 #include "autotune/features.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
+#include "autotune/access_features.h"
 #include "ir/functor.h"
 #include "lower/lower.h"
 
@@ -43,6 +46,52 @@ class LoadCounter : public ir::IRVisitor {
   const ir::VarNode* inner_;
 };
 
+/// The kinds of operations in an expression tree: float adds/subtracts/multiplies/min/max,
+/// divisions, math calls (exp, erf, ...), comparisons and selects; each vector lane counts.
+class OperationMix : public ir::IRVisitor {
+ public:
+  double simple = 0, divisions = 0, calls = 0, choices = 0;
+
+ private:
+  static double lanes(const ir::ExprNode* op) { return op->dtype.lanes; }
+  void float_op(const ir::ExprNode* op, double& counter) {
+    if (op->dtype.is_float()) counter += lanes(op);
+  }
+#define TESSEL_MIX(name, counter)                        \
+  void visit_##name(const ir::name##Node* op) override { \
+    float_op(op, counter);                               \
+    visit_children(op);                                  \
+  }
+  TESSEL_MIX(Add, simple)
+  TESSEL_MIX(Sub, simple)
+  TESSEL_MIX(Mul, simple)
+  TESSEL_MIX(Min, simple)
+  TESSEL_MIX(Max, simple)
+  TESSEL_MIX(Div, divisions)
+  TESSEL_MIX(Call, calls)
+#undef TESSEL_MIX
+  void visit_Select(const ir::SelectNode* op) override {
+    choices += lanes(op);
+    visit_children(op);
+  }
+};
+
+/// Log-scaled access features of the statement's store and of its kLoadSlots loads that
+/// touch the most distinct bytes (zeros for missing loads).
+constexpr size_t kLoadSlots = 3;
+std::vector<float> access_slots(std::vector<AccessFeatures> accesses) {
+  std::stable_sort(accesses.begin() + 1, accesses.end(),
+                   [](const AccessFeatures& a, const AccessFeatures& b) {
+                     return a.unique_bytes > b.unique_bytes;
+                   });
+  accesses.resize(1 + kLoadSlots);
+  std::vector<float> features;
+  for (const AccessFeatures& a : accesses)
+    for (double x : {a.unique_bytes, a.inner_bytes, a.stride, a.reuse_count, a.reuse_bytes})
+      features.push_back(log_scale(x));
+  return features;
+}
+
 /// Walks the statements with the stack of enclosing loops.
 class LoopWalker : public ir::IRVisitor {
  public:
@@ -50,10 +99,15 @@ class LoopWalker : public ir::IRVisitor {
     const ir::ForNode* node;
     double extent;
   };
-  /// Features of the store doing the most arithmetic.
+  /// Features of the store doing the most arithmetic: its loops, then its operation mix,
+  /// then its memory accesses.
   std::vector<float> main_features = std::vector<float>(9, 0.0f);
+  std::vector<float> mix_features = std::vector<float>(4, 0.0f);
+  std::vector<float> memory_features = std::vector<float>((1 + kLoadSlots) * 5, 0.0f);
   double best_work = -1;
   double stores = 0, loops = 0, local_bytes = 0;
+  /// Distinct bytes written by all statements (a padded copy's pass included).
+  double written_bytes = 0;
 
  private:
   void visit_For(const ir::ForNode* op) override {
@@ -76,11 +130,20 @@ class LoopWalker : public ir::IRVisitor {
       if (loop.node->for_kind == ir::ForKind::Vectorized) vector *= loop.extent;
       if (loop.node->for_kind == ir::ForKind::Unrolled) unrolled *= loop.extent;
     }
+    std::vector<NestLoop> nest;
+    for (const Loop& loop : stack_) nest.push_back({loop.node->var.get(), loop.extent});
+    std::vector<AccessFeatures> accesses = access_features(op, nest);
+    written_bytes += accesses.front().unique_bytes;
     LoadCounter counter(stack_.empty() ? nullptr : stack_.back().node->var.get());
     counter.visit(op->value);
     double flops = count_flops(op->value);
     double work = trips * std::max(1.0, flops);
     if (work <= best_work) return;
+    OperationMix mix;
+    mix.visit(op->value);
+    mix_features = {log_scale(trips * mix.simple), log_scale(trips * mix.divisions),
+                    log_scale(trips * mix.calls), log_scale(trips * mix.choices)};
+    memory_features = access_slots(std::move(accesses));
     best_work = work;
     double innermost = stack_.empty() ? 1 : stack_.back().extent;
     main_features = {log_scale(trips),
@@ -107,6 +170,9 @@ std::vector<float> loop_features(const ir::PrimFunc& func) {
   features.push_back(log_scale(walker.local_bytes));
   features.push_back(log_scale(walker.best_work));
   features.push_back(log_scale(static_cast<double>(func.params.size())));
+  features.insert(features.end(), walker.mix_features.begin(), walker.mix_features.end());
+  features.insert(features.end(), walker.memory_features.begin(), walker.memory_features.end());
+  features.push_back(log_scale(walker.written_bytes));
   return features;
 }
 

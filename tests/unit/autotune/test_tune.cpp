@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "autotune/apply_records.h"
+#include "autotune/features.h"
 #include "autotune/tune.h"
 #include "autotune_test_util.h"
 
@@ -61,7 +62,8 @@ TEST(Tune, RecordsEveryTrialAndResumes) {
   for (const Record& r : db.records(task.key, task.target)) {
     EXPECT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(r.template_name, "matmul");
-    EXPECT_EQ(r.features.size(), r.point_json.empty() ? 0 : 14 + task.space.knobs().size());
+    EXPECT_EQ(r.features.size(),
+              r.point_json.empty() ? 0 : kLoopFeatures + task.space.knobs().size());
   }
 
   // Again with more trials: the six recorded ones count, three more are measured.
