@@ -64,6 +64,40 @@ class Gpt(nn.Module):
         return self.norm(x) @ self.tokens.weight.t()
 
 
+class LstmLanguageModel(nn.Module):
+    """A word-level LSTM language model: embedding, stacked LSTM layers, a linear decoder.
+
+    Input: int64 token ids [1, seq]; output: the next-token logits [1, seq, vocab].
+    """
+
+    def __init__(self, layers, embedding, hidden, vocab):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, embedding)
+        self.lstm = nn.LSTM(embedding, hidden, num_layers=layers, batch_first=True)
+        self.decoder = nn.Linear(hidden, vocab)
+
+    def forward(self, ids):
+        states, _ = self.lstm(self.tokens(ids))
+        return self.decoder(states)
+
+
+class GruTagger(nn.Module):
+    """A sequence tagger: embedding, a bidirectional GRU, a linear layer of tag scores.
+
+    Input: int64 token ids [1, seq]; output: the tag scores [1, seq, tags].
+    """
+
+    def __init__(self, embedding, hidden, vocab, tags):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, embedding)
+        self.gru = nn.GRU(embedding, hidden, batch_first=True, bidirectional=True)
+        self.scores = nn.Linear(2 * hidden, tags)
+
+    def forward(self, ids):
+        states, _ = self.gru(self.tokens(ids))
+        return self.scores(states)
+
+
 class SegmentationOut(nn.Module):
     """A torchvision segmentation network's "out" map alone (they return a dict)."""
 
@@ -122,6 +156,11 @@ MODELS = {
     "lraspp_mobilenet_v3_large": (_segmentation("lraspp_mobilenet_v3_large"), _image_input),
     "gpt_decoder": (lambda: Gpt(layers=6, hidden=512, heads=8, seq=128, vocab=16000),
                     lambda: _ids_input(seq=128, vocab=16000)),
+    # Recurrent networks.
+    "lstm_lm": (lambda: LstmLanguageModel(layers=2, embedding=256, hidden=512, vocab=10000),
+                lambda: _ids_input(seq=35, vocab=10000)),
+    "gru_tagger": (lambda: GruTagger(embedding=128, hidden=256, vocab=8000, tags=20),
+                   lambda: _ids_input(seq=64, vocab=8000)),
 }
 
 

@@ -138,6 +138,10 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
     if (ctx.has_input(i))
       placeholders[i] = te::placeholder(ops::shape_exprs(ctx.input_shape(i)),
                                         input_types[i].dtype, "in" + std::to_string(i));
+  if (!def.compute)
+    TESSEL_USER_ERROR(node.describe(), ": ", node.op_type, " has no kernel of its own: the ",
+                      "compiler's graph rewrites replace it (run it through the compiler, not "
+                      "node by node)");
   std::vector<te::Tensor> outputs = def.compute(ctx, placeholders);
   TESSEL_ICHECK(outputs.size() <= result.output_types.size() && !outputs.empty(), node.describe(),
                 ": compute returned ", outputs.size(), " tensors for ",

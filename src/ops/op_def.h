@@ -69,6 +69,8 @@ struct OpDef {
   /// folding or by specialising on the values given at run time.
   std::vector<int> value_inputs;
   InferFn infer;
+  /// Empty for the operators that graph rewrites always replace (the recurrent cells): they
+  /// have types but no kernel of their own.
   ComputeFn compute;
   /// Optional; without it the generic schedule for the pattern kind applies.
   ScheduleFn schedule;

@@ -33,8 +33,8 @@ const OpRegistry& OpRegistry::global() {
 void OpRegistry::add(OpDef def) {
   TESSEL_ICHECK(!def.name.empty(), "an operator without a name");
   TESSEL_ICHECK(def.infer != nullptr, "operator ", def.name, " has no type inference");
-  TESSEL_ICHECK((def.compute != nullptr) != (def.fold != nullptr), "operator ", def.name,
-                " needs exactly one of compute and fold");
+  TESSEL_ICHECK(def.compute == nullptr || def.fold == nullptr, "operator ", def.name,
+                " has both a compute and a fold");
   TESSEL_ICHECK(!defs_.count(def.name), "operator ", def.name, " is registered twice");
   std::string name = def.name;
   defs_.emplace(std::move(name), std::move(def));

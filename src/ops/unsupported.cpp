@@ -18,7 +18,6 @@ std::string unsupported_reason(const std::string& op_type) {
     add({"RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Bernoulli",
          "Multinomial"},
         "it draws random numbers; tessel's kernels are deterministic");
-    add({"RNN", "LSTM", "GRU"}, "recurrent operators are not compiled yet");
     add({"DFT", "STFT", "BlackmanWindow", "HammingWindow", "HannWindow", "MelWeightMatrix"},
         "signal-processing operators (opset 17) are not compiled yet");
     add({"TfIdfVectorizer", "StringNormalizer", "RegexFullMatch"},

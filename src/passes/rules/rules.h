@@ -9,6 +9,8 @@
 
 namespace tessel::passes {
 
+/// RNN, GRU and LSTM unrolled over their sequence into products and element-wise nodes.
+std::vector<RewriteRule> recurrent_rules();
 /// BatchNormalization (inference) after Conv or Gemm folded into their weights and bias;
 /// elsewhere a per-channel Mul and Add.
 std::vector<RewriteRule> batch_norm_rules();
