@@ -125,6 +125,9 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   const te::Tensor& packed = c.op()->inputs.at(1);
   int64_t panel = *ir::as_const_int(packed.shape()[2]);
   int64_t tile_n = std::min(config.tile_n, *ir::as_const_int(packed.shape()[0]));
+  // A tile no taller than the product: a matrix-vector product (one row: a recurrent cell's
+  // step, a classifier) would otherwise run every tile through the guarded edge path.
+  int64_t tile_m = std::min(config.tile_m, *ir::as_const_int(c.shape()[0]));
   te::Tensor acc = s.cache_write(c, "local");
   // A tile of several panels is worked panel by panel: vectors of one panel, the panels
   // unrolled. Returns the loops `loop` became, outer to inner.
@@ -144,8 +147,8 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     // tile_m rows a row's length apart (which share cache sets when that length is a
     // multiple of 4 KiB).
     te::Tensor left = c.op()->inputs.at(0);
-    te::Tensor packed_rows = s.cache_read(
-        left, "global", {acc}, schedule::Layout{}.split(0, config.tile_m).reorder({0, 2, 1}));
+    te::Tensor packed_rows =
+        s.cache_read(left, "global", {acc}, schedule::Layout{}.split(0, tile_m).reorder({0, 2, 1}));
     std::vector<std::string> loops = s.stage(packed_rows).leaves;
     if (config.parallel) s.parallel(packed_rows, loops.front());
     s.unroll(packed_rows, loops.back());
@@ -164,13 +167,13 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     vectorize_panels(c, column);
     s.compute_at(acc, c, panel_loop);
     auto [ko, ki] = s.split(acc, "k", config.tile_k);
-    auto [io, ii] = s.split(acc, "i", config.tile_m);
+    auto [io, ii] = s.split(acc, "i", tile_m);
     order = {ko, io, ki};
     row_loop = ii;
   } else {
     // Tiles of tile_m x panel, each accumulated in registers over the whole K; column
     // panels outermost (unless rows_outer) so that one packed panel serves a column of tiles.
-    schedule::TileLoops t = s.tile(c, "i", "j", config.tile_m, panel * tile_n);
+    schedule::TileLoops t = s.tile(c, "i", "j", tile_m, panel * tile_n);
     if (config.rows_outer)
       s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
     else
