@@ -48,8 +48,9 @@ std::string canonical_activation(const OpContext& ctx, const std::string& name) 
            "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus");
 }
 
-/// The functions of each direction: the node's `activations` (alpha and beta taken in order
-/// by the functions that use them), or the cell's defaults.
+/// The functions of each direction: the node's `activations` (the first functions of the
+/// list, as many per direction as the cell takes; alpha and beta taken in order by the
+/// functions that use them), or the cell's defaults.
 std::vector<std::vector<Activation>> activations_of(const OpContext& ctx, const Recurrent& r) {
   std::vector<std::string> defaults = r.cell == Cell::Rnn ? std::vector<std::string>{"Tanh"}
                                       : r.cell == Cell::Gru
@@ -59,9 +60,7 @@ std::vector<std::vector<Activation>> activations_of(const OpContext& ctx, const 
   std::vector<std::string> names;
   if (ctx.has_attr("activations")) {
     names = ctx.node().attributes.at("activations").strings;
-    if (names.size() == per_direction && directions == 2) {
-      names.insert(names.end(), names.begin(), names.end());
-    } else if (names.size() < per_direction * directions) {
+    if (names.size() < per_direction * directions) {
       ctx.fail("attribute 'activations' names " + std::to_string(names.size()) +
                " functions, expected " + std::to_string(per_direction * directions) + " (" +
                std::to_string(per_direction) + " per direction)");

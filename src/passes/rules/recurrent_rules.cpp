@@ -1,8 +1,8 @@
 // RNN, GRU and LSTM unrolled over their (static) sequence into ordinary nodes: per
 // direction, one product of the whole sequence by the input weights (plus both biases), then
 // per step a product of the hidden state by the recurrence weights and the gates'
-// element-wise arithmetic. The products fuse with their additions, the gates' arithmetic
-// with each other, and all of them tune like any product and element-wise group.
+// element-wise arithmetic. Fusion and tuning then treat these nodes like any others: the
+// products take their additions, the gates' arithmetic forms element-wise groups.
 //
 // With sequence_lens, step t of batch entry b runs only where t < sequence_lens[b]: the
 // states keep their values (Where) and Y is zero past the end, so that Y_h and Y_c are the

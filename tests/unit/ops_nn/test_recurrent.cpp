@@ -65,7 +65,7 @@ TEST(Recurrent, AttributesOutOfTheirDomainAreNamed) {
                  {{"activations", Attribute::of_strings({"Sigmoid", "Cube", "Tanh"})}});
       },
       {"activation 'Cube'"});
-  // Bidirectional takes 3 functions per direction (or 3 used for both).
+  // Bidirectional takes 3 functions per direction.
   expect_compile_error(
       [&] {
         run_lstm({&two.x, &two.w, &two.r},
@@ -73,6 +73,13 @@ TEST(Recurrent, AttributesOutOfTheirDomainAreNamed) {
                   {"activations", Attribute::of_strings({"Sigmoid", "Tanh", "Tanh", "Relu"})}});
       },
       {"'activations'", "4 functions", "expected 6"});
+  expect_compile_error(
+      [&] {
+        run_lstm({&two.x, &two.w, &two.r},
+                 {{"direction", Attribute::of_string("bidirectional")},
+                  {"activations", Attribute::of_strings({"Sigmoid", "Tanh", "Tanh"})}});
+      },
+      {"'activations'", "3 functions", "expected 6"});
   expect_compile_error(
       [&] {
         run_lstm({&one.x, &one.w, &one.r}, {{"clip", Attribute::of_float(-1.0)}});
