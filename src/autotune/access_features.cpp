@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <optional>
-#include <set>
 
 #include "arith/linear_form.h"
 #include "ir/functor.h"
@@ -31,31 +30,22 @@ class AccessCollector : public ir::IRVisitor {
   }
 };
 
-/// The variables appearing in an expression.
-class VarSet : public ir::IRVisitor {
- public:
-  std::set<const ir::VarNode*> vars;
-
- private:
-  void visit_Var(const ir::VarNode* op) override { vars.insert(op); }
-};
-
-std::set<const ir::VarNode*> vars_of(const std::vector<ir::Expr>& indices) {
-  VarSet set;
-  for (const ir::Expr& index : indices) set.visit(index);
-  return set.vars;
+bool uses(const std::vector<ir::Expr>& indices, const ir::Var& var) {
+  for (const ir::Expr& index : indices)
+    if (ir::uses_var(index, var)) return true;
+  return false;
 }
 
 /// The coefficient of `var` in `index` when `var` appears only as a linear term; nullopt when
 /// it sits in a non-linear one.
-std::optional<int64_t> linear_coefficient(const ir::Expr& index, const ir::VarNode* var) {
+std::optional<int64_t> linear_coefficient(const ir::Expr& index, const ir::Var& var) {
   std::optional<arith::LinearForm> form = arith::to_linear(index);
   if (!form) return std::nullopt;
   int64_t coef = 0;
   for (const arith::LinearTerm& term : form->terms) {
-    if (term.atom.get() == var) {
+    if (term.atom.same_as(var)) {
       coef = term.coef;
-    } else if (vars_of({term.atom}).count(var) != 0) {
+    } else if (ir::uses_var(term.atom, var)) {
       return std::nullopt;
     }
   }
@@ -64,7 +54,7 @@ std::optional<int64_t> linear_coefficient(const ir::Expr& index, const ir::VarNo
 
 /// Elements between the accesses of consecutive iterations of `var`, through the buffer's
 /// row-major shape.
-double innermost_stride(const Access& a, const ir::VarNode* var) {
+double innermost_stride(const Access& a, const ir::Var& var) {
   double stride = 0, row = 1;
   for (size_t d = a.indices->size(); d-- > 0;) {
     std::optional<int64_t> coef = linear_coefficient((*a.indices)[d], var);
@@ -91,13 +81,14 @@ std::vector<AccessFeatures> access_features(const ir::StoreNode* store,
   // unique[a][level]: distinct bytes access a touches over the loops from `level` inward.
   size_t depth = loops.size();
   std::vector<std::vector<double>> unique(accesses.size(), std::vector<double>(depth + 1));
-  std::vector<std::set<const ir::VarNode*>> used;
+  // used[a][level]: whether access a's index uses the loop at `level`.
+  std::vector<std::vector<bool>> used(accesses.size(), std::vector<bool>(depth));
   for (size_t a = 0; a < accesses.size(); ++a) {
-    used.push_back(vars_of(*accesses[a].indices));
     unique[a][depth] = accesses[a].element_bytes;
-    for (size_t level = depth; level-- > 0;)
-      unique[a][level] =
-          unique[a][level + 1] * (used[a].count(loops[level].var) != 0 ? loops[level].extent : 1.0);
+    for (size_t level = depth; level-- > 0;) {
+      used[a][level] = uses(*accesses[a].indices, loops[level].var);
+      unique[a][level] = unique[a][level + 1] * (used[a][level] ? loops[level].extent : 1.0);
+    }
   }
 
   std::vector<AccessFeatures> features;
@@ -108,7 +99,7 @@ std::vector<AccessFeatures> access_features(const ir::StoreNode* store,
     f.inner_bytes = depth > 0 ? unique[a][depth - 1] : unique[a][0];
     f.stride = depth > 0 ? innermost_stride(accesses[a], loops.back().var) : 0;
     for (size_t level = depth; level-- > 0;) {
-      if (used[a].count(loops[level].var) != 0 || loops[level].extent <= 1) continue;
+      if (used[a][level] || loops[level].extent <= 1) continue;
       f.reuse_count = loops[level].extent;
       for (size_t b = 0; b < accesses.size(); ++b) f.reuse_bytes += unique[b][level + 1];
       break;

@@ -26,7 +26,7 @@ namespace tessel::autotune {
 
 /// A loop enclosing the statement.
 struct NestLoop {
-  const ir::VarNode* var = nullptr;
+  ir::Var var;
   double extent = 1;
 };
 

@@ -24,26 +24,17 @@ double const_extent(const ir::Expr& extent) {
 /// Loads, and loads whose last index uses `inner`, in one expression tree.
 class LoadCounter : public ir::IRVisitor {
  public:
-  explicit LoadCounter(const ir::VarNode* inner) : inner_(inner) {}
+  explicit LoadCounter(ir::Var inner) : inner_(std::move(inner)) {}
   double loads = 0, inner_loads = 0;
 
  private:
   void visit_Load(const ir::LoadNode* op) override {
     loads += 1;
-    if (inner_ && !op->indices.empty() && uses_inner(op->indices.back())) inner_loads += 1;
+    if (inner_.defined() && !op->indices.empty() && ir::uses_var(op->indices.back(), inner_))
+      inner_loads += 1;
     visit_children(op);
   }
-  bool uses_inner(const ir::Expr& e) {
-    struct Finder : ir::IRVisitor {
-      const ir::VarNode* var = nullptr;
-      bool found = false;
-      void visit_Var(const ir::VarNode* op) override { found |= op == var; }
-    } finder;
-    finder.var = inner_;
-    finder.visit(e);
-    return finder.found;
-  }
-  const ir::VarNode* inner_;
+  ir::Var inner_;
 };
 
 /// The kinds of operations in an expression tree: float adds/subtracts/multiplies/min/max,
@@ -131,10 +122,10 @@ class LoopWalker : public ir::IRVisitor {
       if (loop.node->for_kind == ir::ForKind::Unrolled) unrolled *= loop.extent;
     }
     std::vector<NestLoop> nest;
-    for (const Loop& loop : stack_) nest.push_back({loop.node->var.get(), loop.extent});
+    for (const Loop& loop : stack_) nest.push_back({loop.node->var, loop.extent});
     std::vector<AccessFeatures> accesses = access_features(op, nest);
     written_bytes += accesses.front().unique_bytes;
-    LoadCounter counter(stack_.empty() ? nullptr : stack_.back().node->var.get());
+    LoadCounter counter(stack_.empty() ? ir::Var() : stack_.back().node->var);
     counter.visit(op->value);
     double flops = count_flops(op->value);
     double work = trips * std::max(1.0, flops);

@@ -148,7 +148,7 @@ Recurrent recurrent_of(const OpContext& ctx) {
   check_dtype(ctx, 0, float_types());
   r.dtype = ctx.input_type(0).dtype;
   for (size_t i : {1, 2, 3, 5, 6, 7})
-    if (i < ctx.num_inputs() && ctx.has_input(i) && ctx.input_type(i).dtype != r.dtype)
+    if (ctx.has_input(i) && ctx.input_type(i).dtype != r.dtype)
       ctx.fail("input " + std::to_string(i) + " is " + ctx.input_type(i).dtype.to_string() +
                ", expected " + r.dtype.to_string() + " like X");
   int64_t layout = ctx.attr_int("layout");
@@ -178,7 +178,7 @@ Recurrent recurrent_of(const OpContext& ctx) {
              std::to_string(r.gates) + " * hidden_size, input_size])");
   check_shape(ctx, 2, "R", {r.directions, rows, r.hidden});
   check_shape(ctx, 3, "B", {r.directions, 2 * rows});
-  if (ctx.num_inputs() > 4 && ctx.has_input(4)) {
+  if (ctx.has_input(4)) {
     check_shape(ctx, 4, "sequence_lens", {r.batch});
     if (ctx.input_type(4).dtype != ir::DataType::Int(32))
       ctx.fail("input sequence_lens is " + ctx.input_type(4).dtype.to_string() +
@@ -187,10 +187,10 @@ Recurrent recurrent_of(const OpContext& ctx) {
   std::vector<int64_t> state = r.batch_major
                                    ? std::vector<int64_t>{r.batch, r.directions, r.hidden}
                                    : std::vector<int64_t>{r.directions, r.batch, r.hidden};
-  if (ctx.num_inputs() > 5) check_shape(ctx, 5, "initial_h", state);
+  check_shape(ctx, 5, "initial_h", state);
   if (r.cell == Cell::Lstm) {
-    if (ctx.num_inputs() > 6) check_shape(ctx, 6, "initial_c", state);
-    if (ctx.num_inputs() > 7) check_shape(ctx, 7, "P", {r.directions, 3 * r.hidden});
+    check_shape(ctx, 6, "initial_c", state);
+    check_shape(ctx, 7, "P", {r.directions, 3 * r.hidden});
   } else if (ctx.num_inputs() > 6) {
     ctx.fail("takes at most 6 inputs, got " + std::to_string(ctx.num_inputs()));
   }

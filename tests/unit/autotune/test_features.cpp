@@ -34,7 +34,7 @@ Product product(int64_t m, int64_t n, int64_t k) {
 TEST(AccessFeatures, AMatrixProductsBytesStridesAndReuse) {
   // for i < 8, j < 16, k < 32: the store, then C, A and B read.
   Product p = product(8, 16, 32);
-  std::vector<NestLoop> nest = {{p.i.get(), 8}, {p.j.get(), 16}, {p.k.get(), 32}};
+  std::vector<NestLoop> nest = {{p.i, 8}, {p.j, 16}, {p.k, 32}};
   std::vector<AccessFeatures> f = access_features(p.update.as<StoreNode>(), nest);
   ASSERT_EQ(f.size(), 4u);
   const AccessFeatures &store = f[0], &c = f[1], &a = f[2], &b = f[3];
@@ -72,8 +72,8 @@ TEST(AccessFeatures, TilingShortensTheReuseDistanceOfTheSharedOperand) {
   Stmt update = make_Store(
       p.c, make_Load(p.c, {p.i, j}) + make_Load(p.a, {p.i, p.k}) * make_Load(p.b, {p.k, j}),
       {p.i, j});
-  std::vector<NestLoop> tiled = {{jo.get(), 4}, {p.i.get(), 8}, {ji.get(), 4}, {p.k.get(), 32}};
-  std::vector<NestLoop> plain = {{p.i.get(), 8}, {p.j.get(), 16}, {p.k.get(), 32}};
+  std::vector<NestLoop> tiled = {{jo, 4}, {p.i, 8}, {ji, 4}, {p.k, 32}};
+  std::vector<NestLoop> plain = {{p.i, 8}, {p.j, 16}, {p.k, 32}};
   AccessFeatures b_tiled = access_features(update.as<StoreNode>(), tiled)[3];
   AccessFeatures b_plain = access_features(p.update.as<StoreNode>(), plain)[3];
   EXPECT_EQ(b_tiled.reuse_count, 8);
@@ -89,7 +89,7 @@ TEST(AccessFeatures, NonLinearIndicesHaveAnUnknownStrideAndUnusedLoopsNoReuse) {
   Buffer out = Buffer::make("out", f32, {Expr(int64_t{64})});
   Var x("x");
   Stmt copy = make_Store(out, make_Load(in, {x / 2}), {x});
-  std::vector<AccessFeatures> f = access_features(copy.as<StoreNode>(), {{x.get(), 64}});
+  std::vector<AccessFeatures> f = access_features(copy.as<StoreNode>(), {{x, 64}});
   EXPECT_EQ(f[0].stride, 1);
   EXPECT_EQ(f[1].stride, kUnknownStride);
   EXPECT_EQ(f[1].reuse_count, 0);
