@@ -6,6 +6,7 @@ No pretrained weights are ever downloaded.
 """
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 SEED = 0
 
@@ -98,6 +99,46 @@ class GruTagger(nn.Module):
         return self.scores(states)
 
 
+@torch.jit.script
+def _greedy_decode(token, table, w_ih, w_hh, b_ih, b_hh, w_out, b_out, steps: int):
+    """Runs a GRU cell (written out, gates r, z, n) `steps` times on its own argmax tokens."""
+    state = torch.zeros(1, w_hh.shape[1])
+    logits = torch.zeros(steps, w_out.shape[0])  # a fixed buffer, one row written per step
+    (w_ir, w_iz, w_in), (w_hr, w_hz, w_hn) = w_ih.chunk(3), w_hh.chunk(3)
+    (b_ir, b_iz, b_in), (b_hr, b_hz, b_hn) = b_ih.chunk(3), b_hh.chunk(3)
+    for i in range(steps):
+        x = table[token]
+        reset = torch.sigmoid(F.linear(x, w_ir, b_ir) + F.linear(state, w_hr, b_hr))
+        update = torch.sigmoid(F.linear(x, w_iz, b_iz) + F.linear(state, w_hz, b_hz))
+        new = torch.tanh(F.linear(x, w_in, b_in) + reset * F.linear(state, w_hn, b_hn))
+        state = (1 - update) * new + update * state
+        step = F.linear(state, w_out, b_out)
+        token = step.argmax(dim=1)
+        logits[i] = step[0]
+    return logits
+
+
+class GreedyDecoder(nn.Module):
+    """A greedy decoder: an embedding, a GRU cell and a linear decoder, looped on its argmax.
+
+    Input: an int64 start token [1]; output: the logits of each step [steps, vocab].
+    The loop is TorchScript, so the export keeps it as an ONNX Loop instead of unrolling it.
+    """
+
+    def __init__(self, embedding, hidden, vocab, steps):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, embedding)
+        self.cell = nn.GRUCell(embedding, hidden)  # its weights only: the loop spells it out
+        self.decoder = nn.Linear(hidden, vocab)
+        self.steps = steps
+
+    def forward(self, token):
+        cell = self.cell
+        return _greedy_decode(token, self.tokens.weight, cell.weight_ih, cell.weight_hh,
+                              cell.bias_ih, cell.bias_hh, self.decoder.weight,
+                              self.decoder.bias, self.steps)
+
+
 class SegmentationOut(nn.Module):
     """A torchvision segmentation network's "out" map alone (they return a dict)."""
 
@@ -161,6 +202,9 @@ MODELS = {
                 lambda: _ids_input(seq=35, vocab=10000)),
     "gru_tagger": (lambda: GruTagger(embedding=128, hidden=256, vocab=8000, tags=20),
                    lambda: _ids_input(seq=64, vocab=8000)),
+    # Control flow: a decoding loop of 16 steps (an ONNX Loop).
+    "greedy_decoder": (lambda: GreedyDecoder(embedding=128, hidden=256, vocab=8000, steps=16),
+                       lambda: torch.randint(0, 8000, (1,), dtype=torch.int64)),
 }
 
 

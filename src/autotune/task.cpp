@@ -136,6 +136,7 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
   compiler::FoldKernelCache fold_cache;
   std::map<std::string, size_t> index_of_key;
   for (const compiler::FusedGroup& group : groups) {
+    if (group.nodes.size() == 1 && group.nodes[0]->has_body()) continue;  // If, Loop, Scan
     auto kernel =
         std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(group, fold_cache));
     bool any_elements = false;

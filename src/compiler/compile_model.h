@@ -75,8 +75,11 @@ struct CompiledModel {
   /// The weights blob (64-byte aligned; plan.weights_bytes long).
   std::shared_ptr<runtime::NDArray> weights;
   std::vector<ir::PrimFunc> kernels;
-  /// The fused groups, in launch order (their nodes point into the compiled graph).
+  /// The fused groups, in launch order (their nodes point into the compiled graph or one
+  /// of the bodies).
   std::vector<FusedGroup> groups;
+  /// The control-flow bodies as compiled (optimised for the types their nodes pass).
+  std::vector<std::shared_ptr<const graph::Graph>> bodies;
   CompileStats stats;
 };
 

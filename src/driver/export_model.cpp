@@ -57,7 +57,7 @@ void check_plan(const std::vector<ir::PrimFunc>& kernels, const runtime::ModelPl
   std::set<std::string> names;
   for (const ir::PrimFunc& f : kernels) names.insert(f.name);
   for (size_t k = 0; k < plan.steps.size(); ++k)
-    if (!names.count(plan.steps[k].kernel))
+    if (plan.steps[k].kind == runtime::StepKind::Kernel && !names.count(plan.steps[k].kernel))
       TESSEL_USER_ERROR("export_model: model '", plan.name, "': step ", k, " ('",
                         plan.steps[k].label, "') calls kernel '", plan.steps[k].kernel,
                         "', which is not among the ", kernels.size(), " kernels given");

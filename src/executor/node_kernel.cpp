@@ -86,7 +86,9 @@ std::string node_signature(const graph::Node& node) {
                      static_cast<std::streamsize>(a.tensor->nbytes()));
         }
         break;
-      case graph::AttrKind::Graph: text << "<graph>"; break;
+      case graph::AttrKind::Graph:
+        text << "<graph@" << a.graph.get() << ">";
+        break;
     }
     text << ";";
   }
@@ -112,11 +114,12 @@ const ops::OpDef& find_op(const graph::Node& node) {
   return *def;
 }
 
-std::vector<graph::TensorType> infer_node(
-    const graph::Node& node, const std::vector<graph::TensorType>& input_types,
-    const std::vector<const runtime::NDArray*>& input_values) {
+std::vector<graph::TensorType> infer_node(const graph::Node& node,
+                                          const std::vector<graph::TensorType>& input_types,
+                                          const std::vector<const runtime::NDArray*>& input_values,
+                                          const ops::BodyTyper* body_typer) {
   const ops::OpDef& def = find_op(node);
-  return infer_outputs(ops::OpContext(node, def, input_types, input_values));
+  return infer_outputs(ops::OpContext(node, def, input_types, input_values, body_typer));
 }
 
 NodeKernel compile_node(const graph::Node& node, const std::vector<graph::TensorType>& input_types,

@@ -47,10 +47,12 @@ const ops::OpDef& find_op(const graph::Node& node);
 
 /// The types of `node`'s outputs (one per output slot the operator defines) for inputs of
 /// `input_types`; `input_values[i]` is the value of input i when known (it must be for the
-/// operator's value_inputs). CompileError naming the node when it cannot be inferred.
+/// operator's value_inputs). Nodes with bodies (If, Loop, Scan) need `body_typer`.
+/// CompileError naming the node when it cannot be inferred.
 std::vector<graph::TensorType> infer_node(const graph::Node& node,
                                           const std::vector<graph::TensorType>& input_types,
-                                          const std::vector<const runtime::NDArray*>& input_values);
+                                          const std::vector<const runtime::NDArray*>& input_values,
+                                          const ops::BodyTyper* body_typer = nullptr);
 
 /// Compiles `node` for inputs of `input_types`; `input_values[i]` is the value of input i
 /// when known at compile time (it must be for the operator's value_inputs), else nullptr.

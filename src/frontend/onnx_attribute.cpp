@@ -41,6 +41,12 @@ std::string kind_name(AttributeProto::AttributeType kind) {
 
 }  // namespace
 
+bool is_graph_attribute(const AttributeProto& attr) {
+  AttributeProto::AttributeType kind = attr.type();
+  if (kind == AttributeProto::UNDEFINED) kind = infer_kind(attr);
+  return kind == AttributeProto::GRAPH;
+}
+
 graph::Attribute attribute_from_onnx(const AttributeProto& attr, const std::string& node_label,
                                      const std::string& external_data_dir) {
   const std::string what = node_label + " attribute '" + attr.name() + "'";
@@ -66,14 +72,11 @@ graph::Attribute attribute_from_onnx(const AttributeProto& attr, const std::stri
     case AttributeProto::STRINGS:
       return graph::Attribute::of_strings({attr.strings().begin(), attr.strings().end()});
     case AttributeProto::GRAPH:
-    case AttributeProto::GRAPHS: {
-      graph::Attribute result;
-      result.kind = graph::AttrKind::Graph;
-      return result;
-    }
+      TESSEL_INTERNAL_ERROR(what, " is a graph: the graph importer builds bodies itself");
     case AttributeProto::UNDEFINED:
       TESSEL_USER_ERROR(what, " has no type and no value");
     case AttributeProto::SPARSE_TENSOR:
+    case AttributeProto::GRAPHS:
     case AttributeProto::SPARSE_TENSORS:
     case AttributeProto::TYPE_PROTO:
     case AttributeProto::TYPE_PROTOS:

@@ -1,6 +1,7 @@
 // Building the graph IR from an ONNX ModelProto.
 #include "frontend/onnx_graph.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -41,14 +42,27 @@ std::optional<graph::TensorType> declared_type(const onnx::ValueInfoProto& info)
   return tensor_type_from_onnx(type, info.name());
 }
 
+/// Builds one graph: the model's main graph, or a control-flow body (then `parent_` is the
+/// builder of the enclosing graph, which resolves the names the body takes from outside).
 class GraphBuilder {
  public:
   GraphBuilder(const onnx::ModelProto& model, const std::string& external_data_dir)
       : model_(model), proto_(model.graph()), external_data_dir_(external_data_dir) {}
 
+  /// A builder for the body `proto` of a node of `parent`'s graph.
+  GraphBuilder(const onnx::GraphProto& proto, GraphBuilder& parent, std::string what)
+      : model_(parent.model_),
+        proto_(proto),
+        external_data_dir_(parent.external_data_dir_),
+        parent_(&parent),
+        what_(std::move(what)) {}
+
   graph::Graph build() {
     graph_.name = proto_.name();
-    import_opsets();
+    if (parent_)
+      graph_.opsets = parent_->graph_.opsets;
+    else
+      import_opsets();
     import_initializers();
     import_inputs();
     collect_output_types();
@@ -58,7 +72,56 @@ class GraphBuilder {
     return std::move(graph_);
   }
 
+  /// The values of enclosing graphs that a body reads, in the order of its captured inputs.
+  const std::vector<graph::Value*>& captures() const { return captures_; }
+
  private:
+  /// " (in node 'n' (Loop) attribute 'body')" inside a body, for messages; "" otherwise.
+  std::string scope() const { return parent_ ? " (in " + what_ + ")" : ""; }
+
+  /// The value `name` visible here: one of this graph, or else (in a body) one of an
+  /// enclosing graph, which becomes a captured input of this body; nullptr when none is.
+  graph::Value* resolve(const std::string& name) {
+    if (graph::Value* local = graph_.find_value(name)) return local;
+    if (!parent_) return nullptr;
+    graph::Value* outer = parent_->resolve(name);
+    if (!outer) return nullptr;
+    graph::Value* input = graph_.add_value(name, outer->type);
+    graph_.add_input(input);
+    captures_.push_back(outer);
+    return input;
+  }
+
+  /// The graph attribute `attr` of the node `label` as a body, and the outer values it reads.
+  std::pair<graph::Graph, std::vector<graph::Value*>> import_body(const onnx::AttributeProto& attr,
+                                                                  const std::string& label) {
+    GraphBuilder body(attr.g(), *this, label + " attribute '" + attr.name() + "'");
+    graph::Graph built = body.build();
+    return {std::move(built), body.captures_};
+  }
+
+  /// Gives every body of a node the union of their captures (in first-seen order) as its
+  /// last inputs; returns that union, which the node passes after its own inputs.
+  static std::vector<graph::Value*> unify_captures(
+      std::vector<std::pair<graph::Graph, std::vector<graph::Value*>>>& bodies) {
+    std::vector<graph::Value*> all;
+    for (const auto& body : bodies)
+      for (graph::Value* outer : body.second)
+        if (std::find(all.begin(), all.end(), outer) == all.end()) all.push_back(outer);
+    for (auto& [body, captured] : bodies) {
+      size_t formal = body.inputs().size() - captured.size();
+      std::vector<graph::Value*> inputs(body.inputs().begin(), body.inputs().begin() + formal);
+      for (graph::Value* outer : all) {
+        auto at = std::find(captured.begin(), captured.end(), outer);
+        inputs.push_back(at != captured.end() ? body.inputs()[formal + (at - captured.begin())]
+                                              : body.add_value(outer->name, outer->type));
+      }
+      body.set_inputs(std::move(inputs));
+      body.captured_inputs = all.size();
+    }
+    return all;
+  }
+
   void import_opsets() {
     for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
       std::string domain = normalize_domain(opset.domain());
@@ -89,6 +152,11 @@ class GraphBuilder {
     for (const onnx::ValueInfoProto& input : proto_.input()) {
       graph::Value* existing = graph_.find_value(input.name());
       if (existing && existing->is_constant()) continue;  // IR < 4 lists initializers here too
+      if (parent_) {  // a body's inputs take their types from the node that runs it
+        graph_.add_input(
+            graph_.add_value(input.name(), declared_type(input).value_or(graph::TensorType{})));
+        continue;
+      }
       if (!input.has_type()) TESSEL_USER_ERROR("graph input '", input.name(), "' has no type");
       graph_.add_input(
           graph_.add_value(input.name(), tensor_type_from_onnx(input.type(), input.name())));
@@ -117,20 +185,33 @@ class GraphBuilder {
   }
 
   void import_node(const onnx::NodeProto& proto) {
-    const std::string label = describe_node(proto);
+    const std::string label = describe_node(proto) + scope();
     graph::Node node;
     node.name = proto.name();
     node.op_type = proto.op_type();
     node.domain = normalize_domain(proto.domain());
     node.opset = opset_of(node.domain, label);
+    std::vector<std::pair<graph::Graph, std::vector<graph::Value*>>> bodies;
+    std::vector<std::string> body_names;
     for (const onnx::AttributeProto& attr : proto.attribute()) {
-      graph::Attribute value = attribute_from_onnx(attr, label, external_data_dir_);
-      if (!node.attributes.emplace(attr.name(), std::move(value)).second)
+      if (node.attributes.count(attr.name()) ||
+          std::find(body_names.begin(), body_names.end(), attr.name()) != body_names.end())
         TESSEL_USER_ERROR(label, " has two attributes named '", attr.name(), "'");
+      if (is_graph_attribute(attr)) {
+        bodies.push_back(import_body(attr, label));
+        body_names.push_back(attr.name());
+        continue;
+      }
+      node.attributes.emplace(attr.name(), attribute_from_onnx(attr, label, external_data_dir_));
     }
+    std::vector<graph::Value*> captured = unify_captures(bodies);
+    for (size_t b = 0; b < bodies.size(); ++b)
+      node.attributes.emplace(
+          body_names[b], graph::Attribute::of_graph(
+                             std::make_shared<const graph::Graph>(std::move(bodies[b].first))));
     for (int i = 0; i < proto.input_size(); ++i) {
       const std::string& name = proto.input(i);
-      graph::Value* value = name.empty() ? nullptr : graph_.find_value(name);
+      graph::Value* value = name.empty() ? nullptr : resolve(name);
       if (!name.empty() && !value)
         TESSEL_USER_ERROR(label, " input ", i, " '", name,
                           "' is not defined by any earlier node, graph input or initializer");
@@ -150,15 +231,16 @@ class GraphBuilder {
       node.outputs.push_back(graph_.add_value(
           name, declared == output_types_.end() ? graph::TensorType{} : declared->second));
     }
+    node.inputs.insert(node.inputs.end(), captured.begin(), captured.end());
     graph_.add_node(std::move(node));
   }
 
   void import_outputs() {
     for (const onnx::ValueInfoProto& output : proto_.output()) {
-      graph::Value* value = graph_.find_value(output.name());
+      graph::Value* value = resolve(output.name());
       if (!value)
-        TESSEL_USER_ERROR("graph output '", output.name(),
-                          "' is not computed by any node and is not a graph input or an "
+        TESSEL_USER_ERROR("graph output '", output.name(), "'", scope(),
+                          " is not computed by any node and is not a graph input or an "
                           "initializer");
       graph_.add_output(value);
     }
@@ -167,6 +249,10 @@ class GraphBuilder {
   const onnx::ModelProto& model_;
   const onnx::GraphProto& proto_;
   const std::string& external_data_dir_;
+  GraphBuilder* parent_ = nullptr;
+  /// For a body: "node 'n' (Loop) attribute 'body'", for messages.
+  std::string what_;
+  std::vector<graph::Value*> captures_;
   graph::Graph graph_;
   std::map<std::string, graph::TensorType> output_types_;
 };

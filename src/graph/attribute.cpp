@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "graph/graph.h"
+
 namespace tessel::graph {
 
 const char* attr_kind_name(AttrKind kind) {
@@ -68,6 +70,13 @@ Attribute Attribute::of_tensor(std::shared_ptr<const runtime::NDArray> v) {
   return a;
 }
 
+Attribute Attribute::of_graph(std::shared_ptr<const Graph> v) {
+  Attribute a;
+  a.kind = AttrKind::Graph;
+  a.graph = std::move(v);
+  return a;
+}
+
 namespace {
 template <class T>
 std::string list_text(const std::vector<T>& items, bool quote = false) {
@@ -100,7 +109,9 @@ std::string Attribute::to_string() const {
       os << "]";
       break;
     }
-    case AttrKind::Graph: os << "<graph>"; break;
+    case AttrKind::Graph:
+      os << "<graph " << (graph ? "'" + graph->name + "'" : "?") << ">";
+      break;
   }
   return os.str();
 }

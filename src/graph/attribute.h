@@ -1,5 +1,6 @@
 // Attribute: one named constant parameter of a graph node (an int, a float, a string, a
-// tensor, or a list of ints / floats / strings), as ONNX defines them.
+// tensor, a list of ints / floats / strings, or a graph: a control-flow body), as ONNX
+// defines them.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +12,14 @@
 
 namespace tessel::graph {
 
+class Graph;
+
 enum class AttrKind : uint8_t { Int, Float, String, Tensor, Ints, Floats, Strings, Graph };
 
 /// "int", "float", "string", "tensor", "ints", "floats", "strings", "graph".
 const char* attr_kind_name(AttrKind kind);
 
-/// A node attribute. Only the field of its kind is meaningful. A Graph attribute (a
-/// control-flow body) is recorded by kind only: no operator that takes one is supported.
+/// A node attribute. Only the field of its kind is meaningful.
 struct Attribute {
   AttrKind kind = AttrKind::Int;
   int64_t i = 0;
@@ -27,6 +29,8 @@ struct Attribute {
   std::vector<int64_t> ints;
   std::vector<double> floats;
   std::vector<std::string> strings;
+  /// A body of If, Loop or Scan (see Graph::captured_inputs).
+  std::shared_ptr<const Graph> graph;
 
   static Attribute of_int(int64_t v);
   static Attribute of_float(double v);
@@ -35,6 +39,7 @@ struct Attribute {
   static Attribute of_floats(std::vector<double> v);
   static Attribute of_strings(std::vector<std::string> v);
   static Attribute of_tensor(std::shared_ptr<const runtime::NDArray> v);
+  static Attribute of_graph(std::shared_ptr<const Graph> v);
   /// Readable text of the value, e.g. "[1, 2]" or "tensor float32[3]".
   std::string to_string() const;
 };

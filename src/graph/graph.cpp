@@ -10,6 +10,12 @@ const Attribute* Node::attribute(const std::string& attr_name) const {
   return it == attributes.end() ? nullptr : &it->second;
 }
 
+bool Node::has_body() const {
+  for (const auto& [attr_name, attr] : attributes)
+    if (attr.kind == AttrKind::Graph) return true;
+  return false;
+}
+
 std::string Node::describe() const {
   std::string label = name.empty() ? "node producing '" +
                                          (outputs.empty() || !outputs[0] ? std::string("?")

@@ -46,6 +46,8 @@ struct Node {
 
   /// The attribute `name`, or nullptr.
   const Attribute* attribute(const std::string& attr_name) const;
+  /// Whether the node has a body (a graph attribute): If, Loop, Scan.
+  bool has_body() const;
   /// "node 'name' (Op)" (or "node #k (Op)" when unnamed), for error messages.
   std::string describe() const;
 };
@@ -60,6 +62,12 @@ class Graph {
 
   std::string name;
 
+  /// For a control-flow body: how many of its inputs, the last ones, are values of the
+  /// enclosing graphs that the body reads (ONNX lets a body name them; the importer makes
+  /// them inputs). The node owning the body passes them as its last inputs, in this order;
+  /// every body of one node captures the same list.
+  size_t captured_inputs = 0;
+
   /// A new value named `name` (CompileError when the name is taken).
   Value* add_value(const std::string& value_name, TensorType type);
   /// A new constant value holding `data`; its type is taken from the data.
@@ -69,6 +77,8 @@ class Graph {
   /// has a producer or is a graph input / constant).
   Node* add_node(Node node);
   void add_input(Value* value) { inputs_.push_back(value); }
+  /// Replaces the list of inputs (e.g. to reorder them).
+  void set_inputs(std::vector<Value*> values) { inputs_ = std::move(values); }
   void add_output(Value* value) { outputs_.push_back(value); }
 
   /// The value named `name`, or nullptr.

@@ -10,11 +10,12 @@ namespace tessel::ops {
 
 OpContext::OpContext(const graph::Node& node, const OpDef& def,
                      std::vector<graph::TensorType> input_types,
-                     std::vector<const runtime::NDArray*> input_values)
+                     std::vector<const runtime::NDArray*> input_values, const BodyTyper* body_typer)
     : node_(node),
       def_(def),
       input_types_(std::move(input_types)),
-      input_values_(std::move(input_values)) {
+      input_values_(std::move(input_values)),
+      body_typer_(body_typer) {
   TESSEL_ICHECK(input_types_.size() == node.inputs.size() &&
                     input_values_.size() == node.inputs.size(),
                 "OpContext for ", node.describe(), ": ", input_types_.size(), " types and ",
@@ -150,6 +151,20 @@ const runtime::NDArray& OpContext::attr_tensor(const std::string& name) const {
   const graph::Attribute& a = attr(name, graph::AttrKind::Tensor);
   if (!a.tensor) fail("attribute '" + name + "' has no tensor data");
   return *a.tensor;
+}
+
+const graph::Graph& OpContext::attr_graph(const std::string& name) const {
+  const graph::Attribute& a = attr(name, graph::AttrKind::Graph);
+  if (!a.graph) fail("attribute '" + name + "' has no graph");
+  return *a.graph;
+}
+
+std::vector<graph::TensorType> OpContext::body_output_types(
+    const graph::Graph& body, const std::vector<graph::TensorType>& input_types,
+    const std::vector<const runtime::NDArray*>& input_values) const {
+  if (!body_typer_)
+    fail("its bodies are typed by the compiler's graph passes; it cannot be compiled alone");
+  return (*body_typer_)(body, input_types, input_values);
 }
 
 void OpContext::fail(const std::string& message) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,22 @@ namespace tessel::ops {
 
 struct OpDef;
 
+/// The output types of a control-flow body (If's branches, Loop's and Scan's body) run with
+/// inputs of `input_types`, `input_values[i]` the value of input i where known. The graph
+/// passes provide it: typing a body takes the passes, which operators cannot call.
+using BodyTyper = std::function<std::vector<graph::TensorType>(
+    const graph::Graph& body, const std::vector<graph::TensorType>& input_types,
+    const std::vector<const runtime::NDArray*>& input_values)>;
+
 class OpContext {
  public:
   /// `input_types[i]` / `input_values[i]` describe node.inputs[i] (ignored when absent);
   /// `input_values[i]` is nullptr unless the value is known at compile time.
+  /// `body_typer` (kept by the caller) types control-flow bodies; without one, operators
+  /// with bodies cannot be typed.
   OpContext(const graph::Node& node, const OpDef& def, std::vector<graph::TensorType> input_types,
-            std::vector<const runtime::NDArray*> input_values);
+            std::vector<const runtime::NDArray*> input_values,
+            const BodyTyper* body_typer = nullptr);
 
   const graph::Node& node() const { return node_; }
   const OpDef& def() const { return def_; }
@@ -50,6 +61,13 @@ class OpContext {
   std::vector<int64_t> attr_ints(const std::string& name) const;
   std::vector<double> attr_floats(const std::string& name) const;
   const runtime::NDArray& attr_tensor(const std::string& name) const;
+  /// The body in graph attribute `name` (required).
+  const graph::Graph& attr_graph(const std::string& name) const;
+  /// The output types of `body` for inputs of `input_types` and, where known, values
+  /// (through the BodyTyper); fails when the context has none.
+  std::vector<graph::TensorType> body_output_types(
+      const graph::Graph& body, const std::vector<graph::TensorType>& input_types,
+      const std::vector<const runtime::NDArray*>& input_values) const;
 
   /// The values chosen for the schedule's knobs (knobs.h); none by default.
   const KnobValues& knobs() const;
@@ -67,6 +85,7 @@ class OpContext {
   std::vector<graph::TensorType> input_types_;
   std::vector<const runtime::NDArray*> input_values_;
   const KnobValues* knobs_ = nullptr;
+  const BodyTyper* body_typer_ = nullptr;
 };
 
 }  // namespace tessel::ops

@@ -25,6 +25,7 @@ const OpRegistry& OpRegistry::global() {
     register_nn_ops(r);
     register_shape_ops(r);
     register_index_ops(r);
+    register_control_flow_ops(r);
     return r;
   }();
   return registry;

@@ -35,5 +35,6 @@ void register_reduction_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 void register_index_ops(OpRegistry& registry);
+void register_control_flow_ops(OpRegistry& registry);
 
 }  // namespace tessel::ops

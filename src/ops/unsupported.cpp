@@ -11,8 +11,6 @@ std::string unsupported_reason(const std::string& op_type) {
     auto add = [&r](std::initializer_list<const char*> ops, const char* why) {
       for (const char* op : ops) r[op] = why;
     };
-    add({"If", "Loop", "Scan", "SequenceMap"},
-        "control flow with subgraph bodies is not compiled yet");
     add({"NonZero", "Unique", "NonMaxSuppression", "StringSplit"},
         "its output shape depends on input values, and kernels are compiled for static shapes");
     add({"RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Bernoulli",
@@ -24,7 +22,7 @@ std::string unsupported_reason(const std::string& op_type) {
         "text operators work on strings, which tessel does not support");
     add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
          "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Optional",
-         "OptionalGetElement", "OptionalHasElement"},
+         "OptionalGetElement", "OptionalHasElement", "SequenceMap"},
         "sequence and optional values are not supported");
     return r;
   }();

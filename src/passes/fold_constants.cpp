@@ -6,6 +6,7 @@
 #include <map>
 
 #include "executor/node_kernel.h"
+#include "passes/body_types.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
 
@@ -91,7 +92,8 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
     std::vector<graph::TensorType> types = types_of(inputs);
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
-    std::vector<graph::TensorType> output_types = executor::infer_node(node, types, values);
+    std::vector<graph::TensorType> output_types =
+        executor::infer_node(node, types, values, &body_typer());
     if (foldable(node, executor::find_op(node), inputs, output_types)) {
       const executor::NodeKernel& kernel = kernels.get(node, types, values);
       std::vector<std::shared_ptr<const runtime::NDArray>> results = kernel.folded;

@@ -2,6 +2,7 @@
 #include "passes/infer_types.h"
 
 #include "executor/node_kernel.h"
+#include "passes/body_types.h"
 #include "passes/graph_builder.h"
 #include "support/error.h"
 
@@ -33,7 +34,7 @@ graph::Graph infer_types(const graph::Graph& graph) {
     graph::Node* node = builder.copy_node(*source);
     std::vector<const graph::Value*> inputs(node->inputs.begin(), node->inputs.end());
     std::vector<graph::TensorType> inferred =
-        executor::infer_node(*node, types_of(inputs), constants_of(inputs));
+        executor::infer_node(*node, types_of(inputs), constants_of(inputs), &body_typer());
     for (size_t k = 0; k < node->outputs.size() && k < inferred.size(); ++k)
       if (node->outputs[k]) node->outputs[k]->type = inferred[k];
   }

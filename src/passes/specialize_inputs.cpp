@@ -47,7 +47,8 @@ void check_instance(const graph::Value& input, size_t index, const graph::Tensor
 
 graph::Graph specialize_inputs(const graph::Graph& graph,
                                const std::vector<graph::TensorType>& input_types,
-                               const std::vector<const runtime::NDArray*>& input_values) {
+                               const std::vector<const runtime::NDArray*>& input_values,
+                               bool declared_types) {
   const auto& inputs = graph.inputs();
   if (input_types.size() != inputs.size() || input_values.size() > inputs.size())
     TESSEL_USER_ERROR("graph '", graph.name, "' has ", inputs.size(), " inputs; given ",
@@ -55,7 +56,7 @@ graph::Graph specialize_inputs(const graph::Graph& graph,
   GraphBuilder builder(graph);
   std::map<std::string, int64_t> symbols;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    check_instance(*inputs[i], i, input_types[i], symbols);
+    if (declared_types) check_instance(*inputs[i], i, input_types[i], symbols);
     const runtime::NDArray* value = i < input_values.size() ? input_values[i] : nullptr;
     if (!value) {
       builder.define(inputs[i])->type = input_types[i];

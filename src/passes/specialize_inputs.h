@@ -18,9 +18,11 @@ namespace tessel::passes {
 /// not given) becomes a constant holding a copy of it and leaves the graph's inputs.
 /// CompileError naming the input when a type's element type, rank or a static dimension
 /// differs from the declared one, when a symbol takes two extents, when a value's type is not
-/// the input's, or when the counts differ.
+/// the input's, or when the counts differ. A control-flow body (`declared_types` false)
+/// takes its types from the node running it, whatever its inputs declare.
 graph::Graph specialize_inputs(const graph::Graph& graph,
                                const std::vector<graph::TensorType>& input_types,
-                               const std::vector<const runtime::NDArray*>& input_values = {});
+                               const std::vector<const runtime::NDArray*>& input_values = {},
+                               bool declared_types = true);
 
 }  // namespace tessel::passes

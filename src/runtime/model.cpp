@@ -79,6 +79,10 @@ std::shared_ptr<const ModelCode> make_code(
   std::map<std::string, tessel_kernel> found;
   for (size_t k = 0; k < plan.steps.size(); ++k) {
     const PlanStep& step = plan.steps[k];
+    if (step.kind != StepKind::Kernel) {
+      code->kernels.push_back(nullptr);
+      continue;
+    }
     auto [it, inserted] = found.try_emplace(step.kernel, nullptr);
     if (inserted) {
       try {
@@ -226,30 +230,102 @@ void RunContext::bind_inputs(const void* const* inputs) {
   }
 }
 
-void RunContext::run_step(size_t k) {
+namespace {
+
+int64_t read_int64(const void* p) {
+  int64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// Copies slice `index` along the axis of `whole` (viewed as [outer, length, inner bytes])
+/// into `slice`, or back when `into_whole`.
+void copy_slice(const PlanTensor& whole_tensor, int32_t axis, int64_t index, uint8_t* whole,
+                uint8_t* slice, bool into_whole) {
+  int64_t outer = 1, inner = whole_tensor.dtype.bytes();
+  for (int32_t d = 0; d < axis; ++d) outer *= whole_tensor.shape[d];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < whole_tensor.shape.size(); ++d)
+    inner *= whole_tensor.shape[d];
+  int64_t length = whole_tensor.shape[static_cast<size_t>(axis)];
+  for (int64_t o = 0; o < outer; ++o) {
+    uint8_t* in_whole = whole + (o * length + index) * inner;
+    uint8_t* in_slice = slice + o * inner;
+    std::memcpy(into_whole ? in_whole : in_slice, into_whole ? in_slice : in_whole,
+                static_cast<size_t>(inner));
+  }
+}
+
+}  // namespace
+
+size_t RunContext::run_step(size_t k) {
   const ModelPlan& plan = code_->plan;
   const PlanStep& step = plan.steps[k];
-  std::vector<void*>& args = step_args_[k];
-  for (size_t j = 0; j < args.size(); ++j) args[j] = tensor_data(step.args[j]);
-  int32_t status = code_->kernels[k](args.data());
-  if (status != TESSEL_OK)
-    throw Error("model '" + plan.name + "': step " + std::to_string(k) + " (kernel '" +
-                step.kernel + "', '" + step.label + "') failed with status " +
-                std::to_string(status) + ": " + tessel_last_error());
+  auto data = [&](size_t a) { return static_cast<uint8_t*>(tensor_data(step.args[a])); };
+  auto fail = [&](const std::string& problem) {
+    throw Error("model '" + plan.name + "': step " + std::to_string(k) + " (" +
+                step_kind_name(step.kind) + ", '" + step.label + "'): " + problem);
+  };
+  switch (step.kind) {
+    case StepKind::Kernel: {
+      std::vector<void*>& args = step_args_[k];
+      for (size_t j = 0; j < args.size(); ++j) args[j] = tensor_data(step.args[j]);
+      int32_t status = code_->kernels[k](args.data());
+      if (status != TESSEL_OK)
+        fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) + ": " +
+             tessel_last_error());
+      return k + 1;
+    }
+    case StepKind::Copy:
+      std::memmove(data(1), data(0),
+                   static_cast<size_t>(plan.tensors[static_cast<size_t>(step.args[1])].nbytes()));
+      return k + 1;
+    case StepKind::JumpUnless:
+      return *data(0) ? k + 1 : static_cast<size_t>(step.target);
+    case StepKind::Jump:
+      return static_cast<size_t>(step.target);
+    case StepKind::LoopTest: {
+      int64_t iteration = read_int64(data(0)), trips = read_int64(data(1));
+      if (iteration < trips && *data(2)) return k + 1;
+      if (step.all_trips && iteration < trips)
+        fail("the loop stopped after " + std::to_string(iteration) + " of its " +
+             std::to_string(trips) + " trips; its scan outputs were compiled for every trip");
+      return static_cast<size_t>(step.target);
+    }
+    case StepKind::Increment: {
+      int64_t next = read_int64(data(0)) + 1;
+      std::memcpy(data(0), &next, sizeof next);
+      return k + 1;
+    }
+    case StepKind::SliceIn:
+    case StepKind::SliceOut: {
+      bool out = step.kind == StepKind::SliceOut;
+      const PlanTensor& whole = plan.tensors[static_cast<size_t>(step.args[out ? 1 : 0])];
+      int64_t length = whole.shape[static_cast<size_t>(step.axis)];
+      int64_t iteration = read_int64(data(2));
+      if (iteration < 0 || iteration >= length)
+        fail("iteration " + std::to_string(iteration) + " is outside the " +
+             std::to_string(length) + " slices of '" + whole.name + "'");
+      int64_t index = step.reverse ? length - 1 - iteration : iteration;
+      copy_slice(whole, step.axis, index, data(out ? 1 : 0), data(out ? 0 : 1), out);
+      return k + 1;
+    }
+  }
+  throw Error("model '" + plan.name + "': step " + std::to_string(k) + " has an unknown kind");
 }
 
 void RunContext::run_steps() {
   size_t steps = code_->plan.steps.size();
   step_times_ms_.assign(profiling_ ? steps : 0, 0.0);
-  for (size_t k = 0; k < steps; ++k) {
+  for (size_t k = 0; k < steps;) {
     if (!profiling_) {
-      run_step(k);
+      k = run_step(k);
       continue;
     }
     auto start = std::chrono::steady_clock::now();
-    run_step(k);
-    step_times_ms_[k] =
+    size_t next = run_step(k);
+    step_times_ms_[k] +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    k = next;
   }
 }
 

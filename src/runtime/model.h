@@ -60,7 +60,7 @@ class RunContext {
   const void* output_data(size_t i) const;
 
   /// When on, runs through this context time each step; step_times_ms()[k] is step k's time
-  /// in the last run (empty when profiling is off).
+  /// in the last run, summed over its runs inside loops (empty when profiling is off).
   void set_profiling(bool on);
   const std::vector<double>& step_times_ms() const { return step_times_ms_; }
 
@@ -76,7 +76,8 @@ class RunContext {
   /// Points the inputs at `inputs`, copying misaligned ones into aligned staging buffers.
   void bind_inputs(const void* const* inputs);
   void run_steps();
-  void run_step(size_t k);
+  /// Runs step k; returns the step to run next.
+  size_t run_step(size_t k);
 
   std::shared_ptr<const ModelCode> code_;
   Bytes arena_;

@@ -6,7 +6,8 @@
 //   tensors: {name, u8 dtype code, u8 dtype bits, u8 storage, u32 ndim, i64 dims[ndim],
 //             i64 offset}
 //   inputs: i32 ids   outputs: i32 ids
-//   steps: {kernel, label, u32 nargs, i32 args[nargs]}
+//   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
+//           u8 flags (1: reverse, 2: all_trips)}
 // Nothing may follow the last step. The reader checks every count against the bytes left
 // before allocating, so corrupted bytes cost no more memory than their own size.
 #include "runtime/model_plan.h"
@@ -21,7 +22,7 @@ namespace tessel::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 /// Offsets into the arena and the weights are multiples of this (kernels assume aligned
 /// arguments).
 constexpr int64_t kTensorAlignment = 64;
@@ -207,7 +208,105 @@ void check_inputs(const Reader& in, const ModelPlan& plan, size_t inputs_positio
   }
 }
 
+/// Fails unless `step` (number `s`, read at byte `at`) is well formed for its kind: the
+/// argument count, the tensors' dtypes, shapes and storage it needs, a target within the plan.
+void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
+                const PlanStep& step, uint32_t num_steps) {
+  std::string what = "step " + std::to_string(s) + " (" + step_kind_name(step.kind) + ")";
+  auto fail = [&](const std::string& problem) { in.fail_at(at, what + ": " + problem); };
+  auto tensor = [&](size_t k) -> const PlanTensor& {
+    return plan.tensors[static_cast<size_t>(step.args[k])];
+  };
+  auto expect_args = [&](size_t n) {
+    if (step.args.size() != n)
+      fail("takes " + std::to_string(n) + " arguments, has " + std::to_string(step.args.size()));
+  };
+  auto expect_scalar = [&](size_t k, DType dtype, const char* role) {
+    if (tensor(k).dtype != dtype || tensor(k).num_elements() != 1)
+      fail(std::string(role) + " " + describe(step.args[k], tensor(k)) + " is not a " +
+           dtype.to_string() + " scalar");
+  };
+  auto expect_written = [&](size_t k) {
+    if (tensor(k).storage != Storage::Arena)
+      fail("writes " + describe(step.args[k], tensor(k)) + ", which is not in the arena");
+  };
+  auto expect_target = [&] {
+    if (step.target < 0 || static_cast<uint32_t>(step.target) > num_steps)
+      fail("goes to step " + std::to_string(step.target) + " of " + std::to_string(num_steps));
+  };
+  if ((step.kind == StepKind::Kernel) != !step.kernel.empty())
+    fail(step.kind == StepKind::Kernel ? "has no kernel name" : "names a kernel");
+  switch (step.kind) {
+    case StepKind::Kernel:
+      return;
+    case StepKind::Copy:
+      expect_args(2);
+      expect_written(1);
+      if (tensor(0).dtype != tensor(1).dtype ||
+          tensor(0).num_elements() != tensor(1).num_elements())
+        fail("copies " + describe(step.args[0], tensor(0)) + " into " +
+             describe(step.args[1], tensor(1)) + " of another dtype or size");
+      return;
+    case StepKind::JumpUnless:
+      expect_args(1);
+      expect_scalar(0, DType::Bool(), "condition");
+      return expect_target();
+    case StepKind::Jump:
+      expect_args(0);
+      return expect_target();
+    case StepKind::LoopTest:
+      expect_args(3);
+      expect_scalar(0, DType::Int(64), "iteration");
+      expect_scalar(1, DType::Int(64), "trip count");
+      expect_scalar(2, DType::Bool(), "condition");
+      return expect_target();
+    case StepKind::Increment:
+      expect_args(1);
+      expect_scalar(0, DType::Int(64), "iteration");
+      return expect_written(0);
+    case StepKind::SliceIn:
+    case StepKind::SliceOut: {
+      expect_args(3);
+      bool in_slice = step.kind == StepKind::SliceIn;
+      const PlanTensor& whole = tensor(in_slice ? 0 : 1);
+      const PlanTensor& slice = tensor(in_slice ? 1 : 0);
+      expect_written(1);
+      expect_scalar(2, DType::Int(64), "iteration");
+      if (step.axis < 0 || static_cast<size_t>(step.axis) >= whole.shape.size())
+        fail("axis " + std::to_string(step.axis) + " is out of range for " + whole.name);
+      std::vector<int64_t> shape = whole.shape;
+      shape.erase(shape.begin() + step.axis);
+      if (whole.dtype != slice.dtype || shape != slice.shape)
+        fail("'" + slice.name + "' is not a slice of '" + whole.name + "' along axis " +
+             std::to_string(step.axis));
+      return;
+    }
+  }
+}
+
 }  // namespace
+
+const char* step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::Kernel:
+      return "kernel";
+    case StepKind::Copy:
+      return "copy";
+    case StepKind::JumpUnless:
+      return "jump unless";
+    case StepKind::Jump:
+      return "jump";
+    case StepKind::LoopTest:
+      return "loop test";
+    case StepKind::Increment:
+      return "increment";
+    case StepKind::SliceIn:
+      return "slice in";
+    case StepKind::SliceOut:
+      return "slice out";
+  }
+  return "?";
+}
 
 int64_t PlanTensor::num_elements() const {
   int64_t n = 1;
@@ -242,9 +341,13 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
   out.put_ids(plan.outputs);
   out.put(static_cast<uint32_t>(plan.steps.size()));
   for (const PlanStep& step : plan.steps) {
+    out.put(static_cast<uint8_t>(step.kind));
     out.put_string(step.kernel);
     out.put_string(step.label);
     out.put_ids(step.args);
+    out.put(step.target);
+    out.put(step.axis);
+    out.put(static_cast<uint8_t>((step.reverse ? 1 : 0) | (step.all_trips ? 2 : 0)));
   }
   return out.take();
 }
@@ -284,16 +387,28 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
   plan.outputs = read_ids(in, "outputs", num_tensors);
   check_inputs(in, plan, inputs_position, offset_positions);
 
-  // A step takes at least 4 (kernel) + 4 (label) + 4 (nargs) bytes.
-  uint32_t num_steps = in.get_count("step count", 12);
+  // A step takes at least 1 (kind) + 4 (kernel) + 4 (label) + 4 (nargs) + 8 (target,
+  // axis) + 1 (flags) bytes.
+  uint32_t num_steps = in.get_count("step count", 22);
   plan.steps.reserve(num_steps);
   for (uint32_t s = 0; s < num_steps; ++s) {
     PlanStep step;
     at = in.position();
+    uint8_t kind = in.get<uint8_t>("step kind");
+    if (kind > static_cast<uint8_t>(StepKind::SliceOut))
+      in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
+    step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");
-    if (step.kernel.empty()) in.fail_at(at, "step " + std::to_string(s) + " has no kernel name");
     step.label = in.get_string("label length");
     step.args = read_ids(in, "step arguments", num_tensors);
+    step.target = in.get<int32_t>("step target");
+    step.axis = in.get<int32_t>("step axis");
+    uint8_t flags = in.get<uint8_t>("step flags");
+    if (flags > 3)
+      in.fail("step " + std::to_string(s) + " has the invalid flags " + std::to_string(flags));
+    step.reverse = flags & 1;
+    step.all_trips = flags & 2;
+    check_step(in, at, plan, s, step, num_steps);
     plan.steps.push_back(std::move(step));
   }
   if (in.remaining() != 0)

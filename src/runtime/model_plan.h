@@ -37,14 +37,42 @@ struct PlanTensor {
   int64_t nbytes() const;
 };
 
-/// One kernel launch.
+/// What a step does. Besides kernel launches, a plan has the few steps that control flow
+/// (If, Loop, Scan) compiles to: copies, jumps, a loop test and slices of scanned tensors.
+enum class StepKind : uint8_t {
+  Kernel = 0,      ///< runs `kernel` on `args`
+  Copy = 1,        ///< args {from, to}: copies the data (same dtype and element count)
+  JumpUnless = 2,  ///< args {cond}: goes to step `target` when the bool `cond` is false
+  Jump = 3,        ///< goes to step `target`
+  /// args {iteration, trip count, condition}: goes to step `target` (the loop's end) unless
+  /// iteration < trip count (int64 scalars) and the bool condition holds; with `all_trips`,
+  /// ending before the trip count is an error (the loop's scan outputs need every trip).
+  LoopTest = 4,
+  Increment = 5,  ///< args {iteration}: adds one to the int64 scalar
+  /// args {whole, slice, iteration}: copies the iteration-th slice along `axis` of whole
+  /// (counted from the end when `reverse`) into slice, whose shape is whole's without axis.
+  SliceIn = 6,
+  /// args {slice, whole, iteration}: the reverse, into the iteration-th slice of whole.
+  SliceOut = 7,
+};
+const char* step_kind_name(StepKind kind);
+
+/// One step of the plan: most are kernel launches.
 struct PlanStep {
-  /// The kernel's symbol (`int32_t kernel(void** args)`).
+  StepKind kind = StepKind::Kernel;
+  /// The kernel's symbol (`int32_t kernel(void** args)`); empty for other kinds.
   std::string kernel;
-  /// What the kernel computes, for profiles: the fused operators, e.g. "Conv+Add+Relu".
+  /// What the step computes, for profiles: the fused operators, e.g. "Conv+Add+Relu".
   std::string label;
-  /// Tensor ids of the kernel's arguments, in its parameter order.
+  /// Tensor ids of the kernel's arguments, in its parameter order (or the step kind's).
   std::vector<int32_t> args;
+  /// Jumps and LoopTest: the step to go to.
+  int32_t target = 0;
+  /// SliceIn and SliceOut: the sliced axis of the whole tensor, and its direction.
+  int32_t axis = 0;
+  bool reverse = false;
+  /// LoopTest: every trip must run.
+  bool all_trips = false;
 };
 
 struct ModelPlan {

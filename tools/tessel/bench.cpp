@@ -73,8 +73,11 @@ void print_profile(runtime::Model& model, const std::vector<const runtime::NDArr
     model.run(inputs);
     const std::vector<double>& times = model.step_times_ms();
     for (size_t k = 0; k < times.size(); ++k) {
-      Share& share = by_kernel[plan.steps[k].kernel];
-      share.label = plan.steps[k].label;
+      const runtime::PlanStep& step = plan.steps[k];
+      Share& share = by_kernel[step.kind == runtime::StepKind::Kernel
+                                   ? step.kernel
+                                   : std::string("(") + runtime::step_kind_name(step.kind) + ")"];
+      share.label = step.label;
       share.launches += r == 0 ? 1 : 0;
       share.ms += times[k] / runs;
       total += times[k] / runs;

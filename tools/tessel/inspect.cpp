@@ -22,6 +22,15 @@ void print_groups(const compiler::CompiledModel& model) {
             << " concatenations in place\n";
   for (size_t k = 0; k < model.plan.steps.size(); ++k) {
     const runtime::PlanStep& step = model.plan.steps[k];
+    if (step.kind != runtime::StepKind::Kernel) {
+      std::cout << std::setw(4) << k << "  (" << runtime::step_kind_name(step.kind) << ") "
+                << step.label;
+      if (step.kind == runtime::StepKind::Jump || step.kind == runtime::StepKind::JumpUnless ||
+          step.kind == runtime::StepKind::LoopTest)
+        std::cout << " -> step " << step.target;
+      std::cout << "\n";
+      continue;
+    }
     const runtime::PlanTensor& out = model.plan.tensors[step.args.back()];
     std::cout << std::setw(4) << k << "  " << std::left << std::setw(28) << step.kernel
               << std::right << " " << step.label << " -> " << out.name << " "

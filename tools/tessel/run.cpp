@@ -169,7 +169,8 @@ void print_profile(const runtime::Model& model) {
   for (size_t k = 0; k < times.size(); ++k) {
     const runtime::PlanStep& step = model.plan().steps[k];
     std::printf("  step %3zu  %9.3f ms  %s (%s)\n", k, times[k], step.label.c_str(),
-                step.kernel.c_str());
+                step.kind == runtime::StepKind::Kernel ? step.kernel.c_str()
+                                                       : runtime::step_kind_name(step.kind));
     total += times[k];
   }
   std::printf("  total     %9.3f ms over %zu steps\n", total, times.size());

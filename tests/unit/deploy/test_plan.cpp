@@ -64,15 +64,20 @@ TEST(Plan, RoundTrip) {
     EXPECT_EQ(q.steps[k].kernel, p.steps[k].kernel);
     EXPECT_EQ(q.steps[k].label, p.steps[k].label);
     EXPECT_EQ(q.steps[k].args, p.steps[k].args);
+    EXPECT_EQ(q.steps[k].kind, p.steps[k].kind);
+    EXPECT_EQ(q.steps[k].target, p.steps[k].target);
+    EXPECT_EQ(q.steps[k].axis, p.steps[k].axis);
+    EXPECT_EQ(q.steps[k].reverse, p.steps[k].reverse);
+    EXPECT_EQ(q.steps[k].all_trips, p.steps[k].all_trips);
   }
   EXPECT_EQ(q.arena_bytes, p.arena_bytes);
   EXPECT_EQ(q.weights_bytes, p.weights_bytes);
   EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
   EXPECT_EQ(q.num_threads, p.num_threads);
   EXPECT_EQ(runtime::serialize_plan(q), bytes);
-  // Little-endian and versioned: the magic, then version 1.
+  // Little-endian and versioned: the magic, then version 2.
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
-  EXPECT_EQ(bytes[8], 1);
+  EXPECT_EQ(bytes[8], 2);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
 }
 
@@ -91,13 +96,13 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 1): the "
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 2): the "
             "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
   EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +
                                    ": 1 unexpected bytes after the last step");
-  bad.assign(bytes.begin(), bytes.end() - 3);
+  bad.assign(bytes.begin(), bytes.end() - 12);  // into the last step's arguments
   EXPECT_NE(decode_error(bad).find("step arguments is 3 but only 9 bytes are left"),
             std::string::npos)
       << decode_error(bad);
@@ -140,13 +145,75 @@ TEST(Plan, RejectsInconsistentPlans) {
   expect(p, "tensor 2 ('y'): dimension 1 is -8");
   p = sample_plan();
   p.steps[0].kernel = "";
-  expect(p, "step 0 has no kernel name");
+  expect(p, "step 0 (kernel): has no kernel name");
   p = sample_plan();
   p.arena_bytes = -1;
   expect(p, "arena_bytes is -1");
   p = sample_plan();
   p.num_threads = -2;
   expect(p, "num_threads is -2");
+}
+
+/// sample_plan with a loop around its two kernels: an int64 iteration in the arena, a row
+/// slice, and steps 2-5 that test, slice, count and jump back.
+ModelPlan loop_plan() {
+  ModelPlan p = sample_plan();
+  using runtime::DType, runtime::Storage, runtime::StepKind;
+  p.tensors.push_back({"i", DType::Int(64), {}, Storage::Arena, 0});           // 6
+  p.tensors.push_back({"true", DType::Bool(), {}, Storage::Weight, 64});       // 7
+  p.tensors.push_back({"row", DType::Float(32), {kCols}, Storage::Arena, 0});  // 8
+  auto step = [](StepKind kind, std::vector<int32_t> args, int32_t target = 0) {
+    runtime::PlanStep s;
+    s.kind = kind;
+    s.args = std::move(args);
+    s.target = target;
+    return s;
+  };
+  p.steps.insert(p.steps.begin(), step(StepKind::LoopTest, {6, 5, 7}, 6));
+  p.steps.insert(p.steps.begin() + 1, step(StepKind::SliceIn, {2, 8, 6}));
+  p.steps.push_back(step(StepKind::Increment, {6}));
+  p.steps.push_back(step(StepKind::Jump, {}, 0));
+  p.steps[0].all_trips = true;
+  return p;
+}
+
+TEST(Plan, ChecksControlSteps) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  ModelPlan good = loop_plan();
+  EXPECT_EQ(plan_error(good), "");
+  std::vector<uint8_t> bytes = runtime::serialize_plan(good);
+  EXPECT_TRUE(runtime::deserialize_plan(bytes.data(), bytes.size()).steps[0].all_trips);
+  ModelPlan p = good;
+  p.steps[5].target = 99;
+  expect(p, "step 5 (jump): goes to step 99 of 6");
+  p = good;
+  p.steps[0].args[0] = 2;
+  expect(p, "step 0 (loop test): iteration tensor 2 ('y') is not a int64 scalar");
+  p = good;
+  p.steps[0].args.pop_back();
+  expect(p, "step 0 (loop test): takes 3 arguments, has 2");
+  p = good;
+  p.steps[4].args[0] = 5;
+  expect(p, "step 4 (increment): writes tensor 5 ('scalar'), which is not in the arena");
+  p = good;
+  p.steps[1].axis = 2;
+  expect(p, "step 1 (slice in): axis 2 is out of range for y");
+  p = good;
+  p.steps[1].axis = 1;
+  expect(p, "step 1 (slice in): 'row' is not a slice of 'y' along axis 1");
+  p = good;
+  p.steps[1].kind = runtime::StepKind::Copy;
+  p.steps[1].args = {2, 8};
+  expect(p, "step 1 (copy): copies tensor 2 ('y') into tensor 8 ('row') of another dtype or size");
+  p = good;
+  p.steps[5].kernel = "k";
+  expect(p, "step 5 (jump): names a kernel");
+  p = good;
+  p.steps[5].kind = static_cast<runtime::StepKind>(9);
+  expect(p, "step 5 has the invalid kind 9");
 }
 
 TEST(Plan, EveryTruncationThrows) {

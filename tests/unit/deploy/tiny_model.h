@@ -81,7 +81,8 @@ inline TinyModel tiny_model() {
   };
   p.inputs = {0};
   p.outputs = {3, 2};
-  p.steps = {{"tiny_mul", "Mul", {0, 1, 2}}, {"tiny_relu_add", "Relu+Add", {2, 0, 3}}};
+  p.steps = {{runtime::StepKind::Kernel, "tiny_mul", "Mul", {0, 1, 2}},
+             {runtime::StepKind::Kernel, "tiny_relu_add", "Relu+Add", {2, 0, 3}}};
   p.arena_bytes = 128 + bytes;
   p.weights_bytes = kWeightOffset + bytes;
   p.intermediate_bytes = 2 * bytes;

@@ -64,6 +64,37 @@ inline onnx::ModelProto relu_model() {
   return model;
 }
 
+/// relu_model plus a bool input c and z = If(c) whose then_branch gives Add(y, `then_reads`)
+/// and whose else_branch gives Neg(x): both branches read values of the main graph.
+inline onnx::ModelProto if_model(const std::string& then_reads) {
+  onnx::ModelProto model = relu_model();
+  auto* graph = model.mutable_graph();
+  set_tensor_info(graph->add_input(), "c", onnx::TensorProto_DataType_BOOL, {});
+  set_tensor_info(graph->add_output(), "z", onnx::TensorProto_DataType_FLOAT, {"2"});
+  auto* node = graph->add_node();
+  node->set_name("if");
+  node->set_op_type("If");
+  node->add_input("c");
+  node->add_output("z");
+  auto branch = [&](const char* name, const char* op, std::vector<std::string> inputs) {
+    auto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+    auto* body = attr->mutable_g();
+    body->set_name(name);
+    auto* inner = body->add_node();
+    inner->set_name(std::string(name) + "_op");
+    inner->set_op_type(op);
+    for (const std::string& in : inputs) inner->add_input(in);
+    inner->add_output(std::string(name) + "_out");
+    set_tensor_info(body->add_output(), std::string(name) + "_out",
+                    onnx::TensorProto_DataType_FLOAT, {"2"});
+  };
+  branch("then_branch", "Add", {"y", then_reads});
+  branch("else_branch", "Neg", {"x"});
+  return model;
+}
+
 inline std::string serialize(const google::protobuf::MessageLite& message) {
   std::string bytes;
   EXPECT_TRUE(message.SerializeToString(&bytes));

@@ -78,6 +78,14 @@ TEST(OnnxErrors, UndefinedValueReference) {
                      "graph input or initializer");
 }
 
+// A body may read values of the enclosing graphs, but only values that exist there.
+TEST(OnnxErrors, BodyReadingAMissingOuterValue) {
+  expect_model_error(testing::if_model("missing"),
+                     "node 'then_branch_op' (Add) (in node 'if' (If) attribute 'then_branch') "
+                     "input 1 'missing' is not defined by any earlier node, graph input or "
+                     "initializer");
+}
+
 // ONNX requires topological order: a node may not use the output of a later node.
 TEST(OnnxErrors, NodesOutOfOrder) {
   onnx::ModelProto model = relu_model();

@@ -159,6 +159,30 @@ TEST(OnnxImport, TwoNodeGraph) {
 }
 
 // IR < 4 lists initializers among the graph inputs: they stay constants.
+// A body's reads of enclosing values become its last inputs (captured), the same list in
+// every body of the node, which passes those values after its own inputs.
+TEST(OnnxImport, BodiesReadOuterValuesThroughCapturedInputs) {
+  graph::Graph g = import_onnx_bytes(serialize(testing::if_model("x")), "if.onnx");
+  const graph::Node& node = *g.nodes().back();
+  ASSERT_EQ(node.op_type, "If");
+  ASSERT_EQ(node.inputs.size(), 3u);
+  EXPECT_EQ(node.inputs[0]->name, "c");
+  EXPECT_EQ(node.inputs[1]->name, "y");
+  EXPECT_EQ(node.inputs[2]->name, "x");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    const graph::Attribute* body = node.attribute(name);
+    ASSERT_TRUE(body && body->kind == AttrKind::Graph && body->graph) << name;
+    EXPECT_EQ(body->graph->captured_inputs, 2u) << name;
+    ASSERT_EQ(body->graph->inputs().size(), 2u) << name;
+    EXPECT_EQ(body->graph->inputs()[0]->name, "y") << name;
+    EXPECT_EQ(body->graph->inputs()[1]->name, "x") << name;
+    EXPECT_EQ(body->graph->nodes().size(), 1u) << name;
+  }
+  // The else branch reads only x; its unread y still takes y's place.
+  const graph::Graph& else_branch = *node.attribute("else_branch")->graph;
+  EXPECT_EQ(else_branch.nodes()[0]->inputs[0], else_branch.inputs()[1]);
+}
+
 TEST(OnnxImport, InitializersListedAsInputsStayConstants) {
   onnx::ModelProto model = testing::relu_model();
   model.set_ir_version(3);

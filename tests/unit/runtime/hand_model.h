@@ -50,7 +50,8 @@ inline ModelPlan hand_plan() {
   };
   p.inputs = {0};
   p.outputs = {3, 2};
-  p.steps = {{"hand_mul", "Mul", {0, 1, 2}}, {"hand_relu_add", "Relu+Add", {2, 0, 3}}};
+  p.steps = {{StepKind::Kernel, "hand_mul", "Mul", {0, 1, 2}},
+             {StepKind::Kernel, "hand_relu_add", "Relu+Add", {2, 0, 3}}};
   p.arena_bytes = 2 * bytes;
   p.weights_bytes = bytes;
   p.intermediate_bytes = 2 * bytes;

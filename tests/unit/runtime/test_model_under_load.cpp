@@ -136,13 +136,14 @@ TEST(ModelUnderLoad, APlanOfAnotherVersionIsRefused) {
   // The version is the u32 after the 8 magic bytes.
   std::vector<uint8_t> plan = serialize_plan(hand_plan());
   ASSERT_EQ(std::string(reinterpret_cast<const char*>(plan.data())), "TSLPLAN");
-  plan[8] = 2;
+  plan[8] = 1;
   std::string other = hand_temp_path("other_version.so");
   ASSERT_EQ(build_hand_library(plan, other), "");
-  EXPECT_EQ(load_error(other), "'" + other +
-                                   "': model plan: byte 8: unsupported plan version 2 (this "
-                                   "runtime reads version 1): the library was made by another tessel "
-                                   "version; compile the model again");
+  EXPECT_EQ(load_error(other),
+            "'" + other +
+                "': model plan: byte 8: unsupported plan version 1 (this "
+                "runtime reads version 2): the library was made by another tessel "
+                "version; compile the model again");
   std::filesystem::remove(other);
 }
 

@@ -1,0 +1,175 @@
+// Control flow compiled: a Loop run against the same arithmetic written out in C++, the plan
+// it becomes (no kernel outside the body's, a loop test and a jump back), values that live
+// across the loop kept apart from the body's, and the errors of bad loops and branches.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/compile_model.h"
+#include "runtime/error.h"
+#include "support/error.h"
+#include "unit/compiler/compiler_test_util.h"
+
+namespace tessel::compiler {
+namespace {
+
+using graph::TensorType;
+using testing::random_array;
+
+TensorType f32(std::vector<int64_t> shape) {
+  return TensorType::of(ir::DataType::Float(32), std::move(shape));
+}
+
+std::shared_ptr<const runtime::NDArray> int64_scalar(int64_t v) {
+  auto a = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Int(64)));
+  *a->data_as<int64_t>() = v;
+  return a;
+}
+
+/// The body h -> (cond, tanh(h * w + h), h + 1 [scan]) of a Loop over h: [rows, 8]; w: [8]
+/// is read from the enclosing graph. With `wrong_carried_type` the carried output is summed
+/// to a scalar (a bad body).
+std::shared_ptr<const graph::Graph> loop_body(int64_t rows, bool wrong_carried_type = false) {
+  testing::TypedGraph body;
+  body.graph.name = "body";
+  graph::Value* iteration = body.graph.add_value("i", TensorType::of(ir::DataType::Int(64), {}));
+  graph::Value* cond = body.graph.add_value("cond", TensorType::of(ir::DataType::Bool(), {}));
+  body.graph.add_input(iteration);
+  body.graph.add_input(cond);
+  graph::Value* h = body.input("h", {rows, 8});
+  graph::Value* w = body.input("w", {8});
+  body.graph.captured_inputs = 1;
+  graph::Value* next =
+      body.node("Tanh", {body.node("Add", {body.node("Mul", {h, w}, {}), h}, {})}, {});
+  if (wrong_carried_type)
+    next = body.node("ReduceSum", {next}, {}, {{"keepdims", graph::Attribute::of_int(0)}});
+  graph::Value* scan = body.node("Add", {h, body.constant("one", {1}, 7)}, {});
+  body.output(body.node("Identity", {cond}, {}));
+  body.output(next);
+  body.output(scan);
+  return std::make_shared<const graph::Graph>(std::move(body.graph));
+}
+
+/// y, ys = Loop(trips, c, x) over loop_body, w a constant of the main graph; c, a bool
+/// input after x, only `with_condition`.
+graph::Graph loop_model(int64_t rows, int64_t trips, bool wrong_carried_type = false,
+                        bool with_condition = false) {
+  graph::Graph g;
+  g.name = "loop";
+  g.opsets = {{"", 17}};
+  graph::Value* x = g.add_value("x", f32({rows, 8}));
+  g.add_input(x);
+  graph::Value* w =
+      g.add_constant("w", std::make_shared<const runtime::NDArray>(random_array({8}, 3)));
+  graph::Value* m = g.add_constant("M", int64_scalar(trips));
+  graph::Value* c = nullptr;
+  if (with_condition) {
+    c = g.add_value("c", TensorType::of(ir::DataType::Bool(), {}));
+    g.add_input(c);
+  }
+  graph::Node loop;
+  loop.name = "loop";
+  loop.op_type = "Loop";
+  loop.opset = 17;
+  loop.attributes["body"] = graph::Attribute::of_graph(loop_body(rows, wrong_carried_type));
+  loop.inputs = {m, c, x, w};
+  loop.outputs = {g.add_value("y", {}), g.add_value("ys", {})};
+  g.add_node(std::move(loop));
+  g.add_output(g.nodes().back()->outputs[0]);
+  g.add_output(g.nodes().back()->outputs[1]);
+  return g;
+}
+
+TEST(ControlFlow, LoopMatchesTheArithmeticWrittenOut) {
+  const int64_t rows = 3, trips = 5;
+  graph::Graph g = loop_model(rows, trips);
+  CompiledModel compiled = compile_model(g, {f32({rows, 8})});
+  int loop_tests = 0, kernels = 0;
+  for (const runtime::PlanStep& step : compiled.plan.steps) {
+    loop_tests += step.kind == runtime::StepKind::LoopTest;
+    kernels += step.kind == runtime::StepKind::Kernel;
+  }
+  EXPECT_EQ(loop_tests, 1);
+  EXPECT_GE(kernels, 1);
+  EXPECT_EQ(compiled.bodies.size(), 1u);
+  runtime::Model model = jit_model(std::move(compiled));
+  runtime::NDArray x = random_array({rows, 8}, 11);
+  std::vector<runtime::NDArray> out = model.run({&x});
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[1].shape(), (std::vector<int64_t>{trips, rows, 8}));
+  runtime::NDArray w = random_array({8}, 3), one = random_array({1}, 7);  // as in the model
+  std::vector<float> h(x.data_as<float>(), x.data_as<float>() + rows * 8);
+  for (int64_t t = 0; t < trips; ++t) {
+    for (int64_t e = 0; e < rows * 8; ++e) {
+      EXPECT_NEAR(out[1].data_as<float>()[t * rows * 8 + e], h[e] + one.data_as<float>()[0], 1e-5)
+          << "trip " << t << " element " << e;
+      h[e] = std::tanh(h[e] * w.data_as<float>()[e % 8] + h[e]);
+    }
+  }
+  for (int64_t e = 0; e < rows * 8; ++e)
+    EXPECT_NEAR(out[0].data_as<float>()[e], h[e], 1e-5) << "element " << e;
+}
+
+TEST(ControlFlow, ZeroTripsPassTheInitialValuesThrough) {
+  graph::Graph g = loop_model(2, 0);
+  runtime::Model model = jit_model(compile_model(g, {f32({2, 8})}));
+  runtime::NDArray x = random_array({2, 8}, 5);
+  std::vector<runtime::NDArray> out = model.run({&x});
+  EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{0, 2, 8}));
+  for (int64_t e = 0; e < 16; ++e) EXPECT_EQ(out[0].data_as<float>()[e], x.data_as<float>()[e]);
+}
+
+void expect_compile_error(const graph::Graph& g, const TensorType& input, const std::string& text) {
+  try {
+    compile_model(g, {input});
+    ADD_FAILURE() << "no error; expected one containing: " << text;
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(ControlFlow, AbsurdTripCountsAreRefused) {
+  expect_compile_error(loop_model(2, int64_t{1} << 40), f32({2, 8}),
+                       "the trip count 1099511627776 is absurd for a loop without a condition");
+  expect_compile_error(loop_model(2, -3), f32({2, 8}), "the trip count -3 is negative");
+}
+
+TEST(ControlFlow, CarriedValuesMustKeepTheirType) {
+  expect_compile_error(loop_model(2, 4, true), f32({2, 8}),
+                       "loop-carried value 0 out of the body has type float32[]");
+}
+
+TEST(ControlFlow, ALoopStoppingEarlyCannotFillItsScanOutputs) {
+  graph::Graph g = loop_model(2, 4, false, true);
+  runtime::Model model =
+      jit_model(compile_model(g, {f32({2, 8}), TensorType::of(ir::DataType::Bool(), {})}));
+  runtime::NDArray x = random_array({2, 8}, 5);
+  runtime::NDArray go = runtime::NDArray::zeros({}, runtime::DType::Bool());
+  *static_cast<uint8_t*>(go.data()) = 1;
+  EXPECT_EQ(model.run({&x, &go})[1].shape(), (std::vector<int64_t>{4, 2, 8}));
+  *static_cast<uint8_t*>(go.data()) = 0;
+  try {
+    model.run({&x, &go});
+    ADD_FAILURE() << "a loop with scan outputs ran fewer trips without an error";
+  } catch (const runtime::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the loop stopped after 0 of its 4 trips"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ControlFlow, ANodeRunAloneCannotTypeItsBody) {
+  graph::Graph g = loop_model(2, 4);
+  runtime::NDArray x = random_array({2, 8}, 5);
+  try {
+    testing::run_unfused(g, {&x});
+    ADD_FAILURE() << "the reference executor ran a Loop";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("its bodies are typed by the compiler's graph passes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessel::compiler
