@@ -12,7 +12,6 @@ output_*.pb) whose expected outputs are ONNX Runtime's, so that `tessel test-onn
 compares tessel with an independent implementation. The inputs are drawn from a fixed seed;
 the cases are checked in under tests/onnx-cases/control-flow.
 """
-import os
 import sys
 import zlib
 
@@ -20,6 +19,8 @@ import numpy
 import onnx
 import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
+
+from onnx_case_files import write_case
 
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 node = helper.make_node
@@ -236,23 +237,13 @@ CASES = [if_captures, loop_carried_scan, loop_early_exit, loop_swap, loop_withou
          loop_nested_if, loop_in_loop, scan_axes_reverse, scan8_batched]
 
 
-def write(out_dir, name, model, data_sets):
-    folder = os.path.join(out_dir, name)
-    os.makedirs(folder, exist_ok=True)
-    onnx.save(model, os.path.join(folder, "model.onnx"))
+def expected(model, data_sets):
+    """The data sets with ONNX Runtime's outputs: (inputs, outputs) pairs for write_case."""
     session = onnxruntime.InferenceSession(model.SerializeToString(),
                                            providers=["CPUExecutionProvider"])
-    output_names = [o.name for o in model.graph.output]
-    for d, feeds in enumerate(data_sets):
-        data = os.path.join(folder, f"test_data_set_{d}")
-        os.makedirs(data, exist_ok=True)
-        results = session.run(None, feeds)
-        for k, (n, value) in enumerate(feeds.items()):
-            with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(value, n).SerializeToString())
-        for k, (n, value) in enumerate(zip(output_names, results)):
-            with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(value, n).SerializeToString())
+    names = [o.name for o in model.graph.output]
+    return [(list(feeds.items()), list(zip(names, session.run(None, feeds))))
+            for feeds in data_sets]
 
 
 def main():
@@ -260,7 +251,7 @@ def main():
         sys.exit(__doc__)
     for make in CASES:
         name, model, data_sets = make()
-        write(sys.argv[1], name, model, data_sets)
+        write_case(sys.argv[1], name, model, expected(model, data_sets))
         print(name)
 
 

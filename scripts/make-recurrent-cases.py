@@ -11,14 +11,15 @@ output_*.pb) whose expected outputs are ONNX Runtime's, so that `tessel test-onn
 compares tessel with an independent implementation. The inputs are drawn from a fixed seed;
 the cases are checked in under tests/onnx-cases/recurrent.
 """
-import os
 import sys
 import zlib
 
 import numpy
 import onnx
 import onnxruntime
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+from onnx_case_files import write_case
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 
@@ -103,24 +104,11 @@ def cases():
                lengths=[5, 3, 1])
 
 
-def write(out_dir, name, model, inputs, outputs):
-    folder = os.path.join(out_dir, name)
-    data = os.path.join(folder, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(folder, "model.onnx"))
-    for k, (n, value) in enumerate(inputs):
-        with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(value, n).SerializeToString())
-    for k, (n, value) in enumerate(outputs):
-        with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(value, n).SerializeToString())
-
-
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     for name, model, inputs, outputs in cases():
-        write(sys.argv[1], name, model, inputs, outputs)
+        write_case(sys.argv[1], name, model, [(inputs, outputs)])
         print(name)
 
 

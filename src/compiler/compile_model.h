@@ -61,7 +61,7 @@ class TargetLanesScope {
 
 struct CompileStats {
   size_t nodes = 0;           ///< operator nodes of the graph
-  size_t kernel_launches = 0; ///< steps of the plan (fused groups with work to do)
+  size_t kernel_launches = 0;  ///< kernel steps of the plan (fused groups with work to do)
   size_t unique_kernels = 0;  ///< distinct kernels (equal groups share one)
   int in_place = 0;           ///< buffers that took the memory of their input
   int layout_changes = 0;     ///< layout changes run (to and from NCHW[x]c), fused or alone

@@ -97,11 +97,16 @@ std::string node_signature(const graph::Node& node) {
 }
 
 const ops::OpDef& find_op(const graph::Node& node) {
-  if (!node.domain.empty() && node.domain != "ai.onnx" && node.domain != kTesselDomain)
-    TESSEL_USER_ERROR(node.describe(), ": operators of domain '", node.domain,
-                      "' are not supported");
-  const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
   auto domain_name = [](const std::string& d) { return d.empty() ? std::string("ai.onnx") : d; };
+  const ops::OpRegistry& registry = ops::OpRegistry::global();
+  if (domain_name(node.domain) != "ai.onnx" && node.domain != kTesselDomain) {
+    bool known = false;  // another domain with operators of its own (preview.training)
+    for (const ops::OpDef* other : registry.all()) known |= other->domain == node.domain;
+    if (!known)
+      TESSEL_USER_ERROR(node.describe(), ": operators of domain '", node.domain,
+                        "' are not supported");
+  }
+  const ops::OpDef* def = registry.find(node.op_type);
   if (def && domain_name(def->domain) != domain_name(node.domain))
     TESSEL_USER_ERROR(node.describe(), ": operator '", node.op_type, "' is of domain '",
                       domain_name(def->domain), "', not '", domain_name(node.domain), "'");

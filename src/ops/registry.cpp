@@ -26,6 +26,8 @@ const OpRegistry& OpRegistry::global() {
     register_shape_ops(r);
     register_index_ops(r);
     register_control_flow_ops(r);
+    register_signal_ops(r);
+    register_training_ops(r);
     return r;
   }();
   return registry;

@@ -36,5 +36,8 @@ void register_nn_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 void register_index_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
+void register_signal_ops(OpRegistry& registry);
+/// Optimizer steps of domain ai.onnx.preview.training.
+void register_training_ops(OpRegistry& registry);
 
 }  // namespace tessel::ops

@@ -16,8 +16,6 @@ std::string unsupported_reason(const std::string& op_type) {
     add({"RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Bernoulli",
          "Multinomial"},
         "it draws random numbers; tessel's kernels are deterministic");
-    add({"DFT", "STFT", "BlackmanWindow", "HammingWindow", "HannWindow", "MelWeightMatrix"},
-        "signal-processing operators (opset 17) are not compiled yet");
     add({"TfIdfVectorizer", "StringNormalizer", "RegexFullMatch"},
         "text operators work on strings, which tessel does not support");
     add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",

@@ -1,4 +1,5 @@
-// element_as_double: one switch over the dtypes the runtime knows.
+// element_as_double and set_element_from_double: one switch each over the dtypes the runtime
+// knows.
 #include "runtime/ndarray_element.h"
 
 #include <cstring>
@@ -31,6 +32,38 @@ double element_as_double(const NDArray& array, int64_t k) {
     }
   }
   return 0;
+}
+
+void set_element_from_double(NDArray& array, int64_t k, double value) {
+  void* p = array.data();
+  DType t = array.dtype();
+  switch (t.code) {
+    case DTypeCode::Float:
+      if (t.bits == 16) static_cast<_Float16*>(p)[k] = static_cast<_Float16>(value);
+      if (t.bits == 32) static_cast<float*>(p)[k] = static_cast<float>(value);
+      if (t.bits == 64) static_cast<double*>(p)[k] = value;
+      return;
+    case DTypeCode::Int:
+      if (t.bits == 8) static_cast<int8_t*>(p)[k] = static_cast<int8_t>(value);
+      if (t.bits == 16) static_cast<int16_t*>(p)[k] = static_cast<int16_t>(value);
+      if (t.bits == 32) static_cast<int32_t*>(p)[k] = static_cast<int32_t>(value);
+      if (t.bits == 64) static_cast<int64_t*>(p)[k] = static_cast<int64_t>(value);
+      return;
+    case DTypeCode::UInt:
+      if (t.bits == 1) static_cast<uint8_t*>(p)[k] = value != 0;
+      if (t.bits == 8) static_cast<uint8_t*>(p)[k] = static_cast<uint8_t>(value);
+      if (t.bits == 16) static_cast<uint16_t*>(p)[k] = static_cast<uint16_t>(value);
+      if (t.bits == 32) static_cast<uint32_t*>(p)[k] = static_cast<uint32_t>(value);
+      if (t.bits == 64) static_cast<uint64_t*>(p)[k] = static_cast<uint64_t>(value);
+      return;
+    case DTypeCode::BFloat: {
+      float f = static_cast<float>(value);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      static_cast<uint16_t*>(p)[k] = static_cast<uint16_t>(bits >> 16);
+      return;
+    }
+  }
 }
 
 }  // namespace tessel::runtime

@@ -1,5 +1,5 @@
-// Reading one element of an NDArray of any numeric dtype as a double (for comparisons,
-// reports and the compiler's checks of small constants).
+// One element of an NDArray of any numeric dtype read or written as a double (for
+// comparisons, reports, the compiler's checks of small constants and tables it computes).
 #pragma once
 
 #include <cstdint>
@@ -10,5 +10,9 @@ namespace tessel::runtime {
 
 /// Element `k` (in row-major order) of `array` as a double; bool reads 0 or 1.
 double element_as_double(const NDArray& array, int64_t k);
+
+/// Sets element `k` of `array` to `value` converted to its dtype (as a C++ conversion does;
+/// bool stores value != 0).
+void set_element_from_double(NDArray& array, int64_t k, double value);
 
 }  // namespace tessel::runtime

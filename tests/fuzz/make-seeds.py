@@ -34,6 +34,28 @@ def value(name, shape, dtype=TensorProto.FLOAT):
     return helper.make_tensor_value_info(name, dtype, shape)
 
 
+def control_flow_models():
+    """An If whose branches read main-graph values, a Loop with a carried value and a scan
+    output whose body reads a main-graph constant."""
+    then_branch = helper.make_graph([helper.make_node("Add", ["x", "w"], ["t"])], "then", [],
+                                    [value("t", [2])])
+    else_branch = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                                    [value("e", [2])])
+    w = numpy_helper.from_array(np.ones(2, dtype=np.float32), "w")
+    yield "if_captures", model_bytes(
+        [helper.make_node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)],
+        [value("c", [], TensorProto.BOOL), value("x", [2])], [value("y", [2])], [w])
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["h", "w"], ["h2"]), helper.make_node("Identity", ["b"], ["b2"])],
+        "body", [value("i", [], TensorProto.INT64), value("b", [], TensorProto.BOOL),
+                 value("h", [2])], [value("b2", [], TensorProto.BOOL), value("h2", [2]),
+                                    value("h2", [2])])
+    m = numpy_helper.from_array(np.array(3, dtype=np.int64), "m")
+    yield "loop_scan", model_bytes(
+        [helper.make_node("Loop", ["m", "", "x"], ["h", "hs"], body=body)],
+        [value("x", [2])], [value("h", [2]), value("hs", [3, 2])], [m, w])
+
+
 def onnx_models():
     rng = np.random.default_rng(0)
     w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
@@ -104,7 +126,7 @@ def plans():
         return struct.pack("<I", len(b)) + b
 
     def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0):
-        out = b"TSLPLAN\0" + struct.pack("<I", 1) + string(name)
+        out = b"TSLPLAN\0" + struct.pack("<I", 2) + string(name)
         intermediate = sum(t[5] for t in tensors if t[3] == 2)
         out += struct.pack("<qqqi", arena, weights, intermediate, threads)
         out += struct.pack("<I", len(tensors))
@@ -114,19 +136,35 @@ def plans():
         for ids in (inputs, outputs):
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
-        for kernel, label, args in steps:
-            out += string(kernel) + string(label) + struct.pack("<I", len(args))
-            out += b"".join(struct.pack("<i", a) for a in args)
+        for step in steps:
+            kind, kernel, label, args, target, axis, flags = (step + (0, 0, 0))[:7]
+            out += struct.pack("<B", kind) + string(kernel) + string(label)
+            out += struct.pack("<I", len(args)) + b"".join(struct.pack("<i", a) for a in args)
+            out += struct.pack("<iiB", target, axis, flags)
         return out
     # (name, dtype code (0 int, 1 uint, 2 float), bits, storage (0 input, 1 weight, 2 arena),
     #  shape, bytes, offset)
     f32 = (2, 32)
+    # steps: (kind, kernel, label, args[, target, axis, flags]); kinds as runtime::StepKind
+    # (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment, 6 slice in,
+    # 7 slice out), flags 1 reverse, 2 all trips.
+    f32, i64, boolean = (2, 32), (0, 64), (1, 1)
     yield "relu", plan("relu", [("x", *f32, 0, [1, 16], 64, 0), ("y", *f32, 2, [1, 16], 64, 0)],
-                       [0], [1], [("k0", "Relu", [0, 1])], 64, 0)
+                       [0], [1], [(0, "k0", "Relu", [0, 1])], 64, 0)
     yield "two_steps", plan(
         "mlp", [("x", *f32, 0, [1, 8], 32, 0), ("w", *f32, 1, [8, 8], 256, 0),
                 ("h", *f32, 2, [1, 8], 32, 0), ("y", *f32, 2, [1, 8], 32, 64)],
-        [0], [3], [("k0", "MatMul", [0, 1, 2]), ("k1", "Relu", [2, 3])], 128, 256, 2)
+        [0], [3], [(0, "k0", "MatMul", [0, 1, 2]), (0, "k1", "Relu", [2, 3])], 128, 256, 2)
+    # A loop of 4 trips over x's rows: i = 0; test; slice in row i; relu; slice out; i += 1.
+    yield "loop", plan(
+        "loop", [("x", *f32, 0, [4, 8], 128, 0), ("zero", *i64, 1, [], 8, 0),
+                 ("trips", *i64, 1, [], 8, 64), ("true", *boolean, 1, [], 1, 128),
+                 ("i", *i64, 2, [], 8, 0), ("row", *f32, 2, [8], 32, 64),
+                 ("out", *f32, 2, [8], 32, 128), ("y", *f32, 2, [4, 8], 128, 192)],
+        [0], [7], [(1, "", "init", [1, 4]), (4, "", "test", [4, 2, 3], 7, 0, 2),
+                   (6, "", "in", [0, 5, 4]), (0, "k0", "Relu", [5, 6]),
+                   (7, "", "out", [6, 7, 4]), (5, "", "count", [4]), (3, "", "back", [], 1)],
+        320, 192)
 
 
 def traces():
@@ -169,7 +207,7 @@ def records():
 
 
 def main():
-    for name, data in onnx_models():
+    for name, data in list(onnx_models()) + list(control_flow_models()):
         write("onnx_model", name + ".onnx", data)
     for name, data in external_data_models():
         write("onnx_external_data", name + ".onnx", data)

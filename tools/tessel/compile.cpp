@@ -34,13 +34,11 @@ int run_compile(const std::vector<std::string>& args) {
   compiler::export_model(model, output, flags.options.build);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "wrote " << output << " ("
-            << std::filesystem::file_size(output) / (1024.0 * 1024.0) << " MiB): "
-            << model.plan.steps.size() << " kernel launches, " << model.kernels.size()
-            << " kernels, " << model.stats.layout_changes << " layout changes, "
-            << model.stats.concats_in_place << " concatenations in place; "
-            << compiler::describe_memory(model.plan) << "; compiled in "
-            << seconds << " s\n";
+  std::cout << "wrote " << output << " (" << std::filesystem::file_size(output) / (1024.0 * 1024.0)
+            << " MiB): " << model.stats.kernel_launches << " kernel launches, "
+            << model.kernels.size() << " kernels, " << model.stats.layout_changes
+            << " layout changes, " << model.stats.concats_in_place << " concatenations in place; "
+            << compiler::describe_memory(model.plan) << "; compiled in " << seconds << " s\n";
   return 0;
 }
 

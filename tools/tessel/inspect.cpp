@@ -16,10 +16,11 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 void print_groups(const compiler::CompiledModel& model) {
-  std::cout << "== fused groups: " << model.stats.nodes << " nodes -> " << model.plan.steps.size()
-            << " kernel launches, " << model.kernels.size() << " distinct kernels, "
-            << model.stats.layout_changes << " layout changes, " << model.stats.concats_in_place
-            << " concatenations in place\n";
+  std::cout << "== fused groups: " << model.stats.nodes << " nodes -> "
+            << model.stats.kernel_launches << " kernel launches ("
+            << model.plan.steps.size() - model.stats.kernel_launches << " control-flow steps), "
+            << model.kernels.size() << " distinct kernels, " << model.stats.layout_changes
+            << " layout changes, " << model.stats.concats_in_place << " concatenations in place\n";
   for (size_t k = 0; k < model.plan.steps.size(); ++k) {
     const runtime::PlanStep& step = model.plan.steps[k];
     if (step.kind != runtime::StepKind::Kernel) {

@@ -13,15 +13,18 @@ int run_list_ops(const std::vector<std::string>& args) {
     return 2;
   }
   // Models import ONNX opsets up to 17; a newer operator (Gelu, opset 20) is one that the
-  // graph rewrites produce, as are those of tessel's own domain.
+  // graph rewrites produce, as are those of tessel's own domain. Operators of other domains
+  // (ai.onnx.preview.training) name their domain's opset.
   std::cout << "operator\topsets\tpattern\n";
   for (const ops::OpDef* def : ops::OpRegistry::global().all()) {
     std::string opsets = def->since_version > 17 ? std::to_string(def->since_version) + " (rewrites)"
                                                  : std::to_string(def->since_version) + "-17";
     std::string name = def->name;
-    if (!def->domain.empty()) {
+    if (def->domain == "tessel") {
       name = def->domain + "." + name;
       opsets = "(graph passes)";
+    } else if (!def->domain.empty()) {
+      opsets = std::to_string(def->since_version) + " (" + def->domain + ")";
     }
     std::cout << name << "\t" << opsets << "\t" << ops::pattern_name(def->pattern) << "\n";
   }

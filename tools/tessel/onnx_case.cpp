@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -24,6 +25,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   for (size_t d = 0; d < shape.size(); ++d) os << (d ? ", " : "") << shape[d];
   os << "]";
   return os.str();
+}
+
+/// `stored` as the case means it: ONNX 1.12's test data stores bfloat16 tensors as their
+/// uint16 bit patterns, so a uint16 tensor where bfloat16 is `wanted` is read as those bits.
+runtime::NDArray as_stored_for(runtime::NDArray stored, runtime::DType wanted) {
+  if (wanted != runtime::DType::BFloat(16) || stored.dtype() != runtime::DType::UInt(16))
+    return stored;
+  runtime::NDArray bits(stored.shape(), wanted);
+  std::memcpy(bits.data(), stored.data(), static_cast<size_t>(stored.nbytes()));
+  return bits;
 }
 
 /// Empty when `got` matches `expected`, else a description of the worst mismatch.
@@ -104,8 +115,14 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     if (data_sets.empty()) TESSEL_USER_ERROR("no test_data_set_* folder");
     for (const fs::path& set : data_sets) {
       std::vector<runtime::NDArray> inputs;
-      for (const std::string& file : numbered_files(set, "input_"))
-        inputs.push_back(frontend::load_tensor_file(file));
+      for (const std::string& file : numbered_files(set, "input_")) {
+        size_t i = inputs.size();
+        runtime::NDArray stored = frontend::load_tensor_file(file);
+        inputs.push_back(i < model.inputs().size()
+                             ? as_stored_for(std::move(stored),
+                                             graph::to_runtime_dtype(model.inputs()[i]->type.dtype))
+                             : std::move(stored));
+      }
       std::vector<const runtime::NDArray*> input_ptrs;
       for (const auto& array : inputs) input_ptrs.push_back(&array);
       std::vector<runtime::NDArray> outputs = executor.run(input_ptrs);
@@ -114,7 +131,8 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
         throw std::runtime_error("the model has " + std::to_string(outputs.size()) +
                                  " outputs, the data set " + std::to_string(expected_files.size()));
       for (size_t k = 0; k < outputs.size(); ++k) {
-        runtime::NDArray expected = frontend::load_tensor_file(expected_files[k]);
+        runtime::NDArray expected =
+            as_stored_for(frontend::load_tensor_file(expected_files[k]), outputs[k].dtype());
         std::string mismatch = compare(outputs[k], expected, options);
         if (!mismatch.empty())
           throw std::runtime_error(set.filename().string() + " output " + std::to_string(k) +
