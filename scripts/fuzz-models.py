@@ -3,7 +3,7 @@
 
 Generates valid opset-17 graphs of 5 to 60 nodes from operators tessel supports (convolution
 blocks, element-wise chains, residual adds, concatenations, MatMul + bias + GELU, attention,
-normalisations, layout changes, ...), computes the expected outputs with ONNX Runtime, writes
+normalisations, layout changes, If / Loop / Scan with bodies reading outer values, ...), computes the expected outputs with ONNX Runtime, writes
 each model as an ONNX node-test case and runs `tessel test-onnx` on batches of cases with
 fusion and the blocked layout on and off (and through a compiled library for every tenth
 model). A case that does not pass is shrunk (nodes removed while it still fails the same
@@ -1055,6 +1055,66 @@ def t_einsum(b):
 
 
 # (template, weight): image templates dominate, then sequence/matrix ones, then the rest.
+def t_control_flow(b):
+    """If, Loop or Scan whose small bodies read values of the main graph: an If on the sign
+    of a sum, a Loop of 1 to 3 trips with a carried value and a scan output, or a Scan over
+    the first axis (forward or reverse) with a running sum."""
+    x = b.pick(lambda v: 1 <= v.rank and np.prod(v.shape) <= 4096)
+    kind = b.choice(["If", "Loop", "Scan"])
+    f32 = TensorProto.FLOAT
+
+    def node(op, inputs, **attrs):
+        out = b.fresh("b")
+        return helper.make_node(op, inputs, [out], name=b.fresh(op + "_"), **attrs), out
+
+    def info(name, shape, elem=f32):
+        return helper.make_tensor_value_info(name, elem, shape)
+
+    if kind == "If":
+        total = b.op1("ReduceSum", [x], (), keepdims=0)
+        cond = b.op("Greater", [total, b.const(np.float32(0))], [()], dtypes=[np.bool_])[0]
+        w = b.uniform(x.shape[-1:], -1, 1)
+
+        def branch(op):
+            first, a = node(op, [x.name])
+            second, out = node("Mul", [a, w.name])
+            return helper.make_graph([first, second], b.fresh("branch"), [], [info(out, x.shape)])
+        b.op1("If", [cond], x.shape, then_branch=branch(b.choice(["Tanh", "Relu", "Neg"])),
+              else_branch=branch(b.choice(["Sigmoid", "Abs", "Exp"])))
+        return
+    if kind == "Loop":
+        trips = int(b.rng.integers(1, 4))
+        w = b.uniform(x.shape[-1:], -1, 1)
+        i, c, h = b.fresh("i"), b.fresh("c"), b.fresh("h")
+        cast, fi = node("Cast", [i], to=f32)
+        mul, hw = node("Mul", [h, w.name])
+        add, pre = node("Add", [hw, fi])
+        tanh, h_out = node("Tanh", [pre])
+        keep, c_out = node("Identity", [c])
+        step, scanned = node("Add", [h, h_out])
+        body = helper.make_graph([cast, mul, add, tanh, keep, step], b.fresh("body"),
+                                 [info(i, [], TensorProto.INT64), info(c, [], TensorProto.BOOL),
+                                  info(h, x.shape)],
+                                 [info(c_out, [], TensorProto.BOOL), info(h_out, x.shape),
+                                  info(scanned, x.shape)])
+        b.op("Loop", [b.const(np.int64(trips)), b.const(np.bool_(True)), x],
+             [x.shape, (trips,) + x.shape], body=body)
+        return
+    if x.rank < 2:
+        raise GenerationFailed()
+    state = x.shape[1:]
+    k = b.uniform(state, -1, 1)
+    s, xt = b.fresh("s"), b.fresh("x")
+    mul, xk = node("Mul", [xt, k.name])
+    add, s_out = node("Add", [s, xk])
+    tanh, z = node("Tanh", [s_out])
+    body = helper.make_graph([mul, add, tanh], b.fresh("body"), [info(s, state), info(xt, state)],
+                             [info(s_out, state), info(z, state)])
+    b.op("Scan", [b.const(np.zeros(state, np.float32)), x], [state, x.shape], body=body,
+         num_scan_inputs=1, scan_input_directions=[int(b.chance(0.5))],
+         scan_output_directions=[int(b.chance(0.5))])
+
+
 TEMPLATES = [
     (t_conv_block, 10), (t_residual, 5), (t_concat_convs, 4), (t_squeeze_excite, 2),
     (t_pool, 5), (t_norm, 2), (t_channel_ops, 3), (t_resize, 1), (t_pad, 2), (t_depth_space, 1),
@@ -1065,6 +1125,7 @@ TEMPLATES = [
     (t_reshape, 3), (t_slice, 2), (t_split, 1), (t_gather, 2), (t_expand_tile, 1),
     (t_cumsum, 1), (t_where, 2), (t_discrete, 2), (t_argmax, 1), (t_topk, 1),
     (t_integer, 2), (t_reduce_all, 1), (t_conv1d, 2), (t_domain_unary, 1), (t_misc, 4),
+    (t_control_flow, 2),
 ]
 
 
