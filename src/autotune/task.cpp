@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -127,50 +128,72 @@ double count_flops(const ir::Expr& e) {
   return counter.flops;
 }
 
+namespace {
+
+/// Adds the kernel of `group` (launched `runs` times per inference) to `set`: a new task, or
+/// more weight for an equal kernel's.
+void add_group(TaskSet& set, const compiler::FusedGroup& group,
+               compiler::FoldKernelCache& fold_cache, std::map<std::string, size_t>& index_of_key,
+               const std::string& target, SearchKind search, int64_t runs) {
+  auto kernel =
+      std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(group, fold_cache));
+  bool any_elements = false;
+  for (const graph::TensorType& type : kernel->output_types)
+    any_elements |= type.num_elements() > 0;
+  if (!any_elements) return;  // compile_graph launches nothing for it
+  std::string key = task_key(*kernel, target);
+  auto [found, added] = index_of_key.try_emplace(key, set.tasks.size());
+  if (!added) {
+    set.tasks[found->second].weight += static_cast<int>(runs);
+    return;
+  }
+  Task task;
+  task.key = key;
+  task.target = target;
+  task.name = group.label() + " " + shape_text(kernel->output_types.at(0));
+  task.weight = static_cast<int>(runs);
+  task.flops = count_flops(kernel->scheduler->outputs());
+  task.search = search;
+  ops::TuningSpace space;
+  if (search == SearchKind::Templates) {
+    space = kernel->scheduler->tuning_space();
+  } else {
+    try {
+      space = kernel->scheduler->generated_space();
+    } catch (const CompileError&) {
+      space = {};  // the rules do not apply to this DAG: the task keeps its default
+    }
+  }
+  task.template_name = space.template_name;
+  for (ops::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
+  task.kernel = std::move(kernel);
+  set.tasks.push_back(std::move(task));
+}
+
+}  // namespace
+
 TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
                       const compiler::CompileOptions& options, SearchKind search) {
   TaskSet set;
   set.graph = graph;
   std::string target = target_key(options.build.target, options.num_threads);
-  std::vector<compiler::FusedGroup> groups = compiler::fuse_operators(*graph, options.fusion);
   compiler::FoldKernelCache fold_cache;
   std::map<std::string, size_t> index_of_key;
-  for (const compiler::FusedGroup& group : groups) {
-    if (group.nodes.size() == 1 && group.nodes[0]->has_body()) continue;  // If, Loop, Scan
-    auto kernel =
-        std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(group, fold_cache));
-    bool any_elements = false;
-    for (const graph::TensorType& type : kernel->output_types)
-      any_elements |= type.num_elements() > 0;
-    if (!any_elements) continue;  // compile_graph launches nothing for it
-    std::string key = task_key(*kernel, target);
-    auto [found, added] = index_of_key.try_emplace(key, set.tasks.size());
-    if (!added) {
-      ++set.tasks[found->second].weight;
-      continue;
-    }
-    Task task;
-    task.key = key;
-    task.target = target;
-    task.name = group.label() + " " + shape_text(kernel->output_types.at(0));
-    task.weight = 1;
-    task.flops = count_flops(kernel->scheduler->outputs());
-    task.search = search;
-    ops::TuningSpace space;
-    if (search == SearchKind::Templates) {
-      space = kernel->scheduler->tuning_space();
-    } else {
-      try {
-        space = kernel->scheduler->generated_space();
-      } catch (const CompileError&) {
-        space = {};  // the rules do not apply to this DAG: the task keeps its default
+  // The kernels of `g`, each launched `runs` times per inference (a loop body's trips).
+  std::function<void(const graph::Graph&, int64_t)> add_graph = [&](const graph::Graph& g,
+                                                                    int64_t runs) {
+    for (const compiler::FusedGroup& group : compiler::fuse_operators(g, options.fusion)) {
+      if (group.nodes.size() == 1 && group.nodes[0]->has_body()) {  // If, Loop, Scan
+        for (compiler::CompiledBody& body : compiler::compiled_bodies(*group.nodes[0], options)) {
+          add_graph(*body.graph, runs * body.runs);
+          set.bodies.push_back(std::move(body.graph));
+        }
+        continue;
       }
+      add_group(set, group, fold_cache, index_of_key, target, search, runs);
     }
-    task.template_name = space.template_name;
-    for (ops::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
-    task.kernel = std::move(kernel);
-    set.tasks.push_back(std::move(task));
-  }
+  };
+  add_graph(*graph, 1);
   return set;
 }
 

@@ -44,6 +44,8 @@ struct Task {
 /// The tasks of a model and the graph their kernels point into.
 struct TaskSet {
   std::shared_ptr<const graph::Graph> graph;
+  /// The control-flow bodies as compiled, whose kernels some tasks are.
+  std::vector<std::shared_ptr<const graph::Graph>> bodies;
   std::vector<Task> tasks;  ///< in order of first launch
 };
 
@@ -62,8 +64,9 @@ double count_flops(const std::vector<te::Tensor>& outputs);
 double count_flops(const ir::Expr& e);
 
 /// The tasks of `graph` (typed, constants folded: passes::default_pipeline), grouped by
-/// fusion as compile_graph does, with equal kernels merged; for the target and thread count
-/// of `options`, with the search spaces of `search`.
+/// fusion as compile_graph does, with equal kernels merged (and the kernels of control-flow
+/// bodies, weighted by their runs: a loop body's by its trips); for the target and thread
+/// count of `options`, with the search spaces of `search`.
 TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
                       const compiler::CompileOptions& options = {},
                       SearchKind search = SearchKind::Templates);

@@ -83,6 +83,19 @@ struct CompiledModel {
   CompileStats stats;
 };
 
+/// A control-flow body as compile_graph compiles it (specialised to what its node passes it,
+/// through the graph passes), with how often it runs per run of its node.
+struct CompiledBody {
+  std::shared_ptr<const graph::Graph> graph;
+  /// If: 1 per branch; Loop: its trip count (1 without one); Scan: its length (times the
+  /// batch in opset 8).
+  int64_t runs = 1;
+};
+
+/// The bodies of control-flow node `node` (If, Loop, Scan) of a graph that compile_graph
+/// takes, as it compiles them (task extraction reads their kernels).
+std::vector<CompiledBody> compiled_bodies(const graph::Node& node, const CompileOptions& options);
+
 /// Fuses, builds and lowers the kernels and plans the memory of `graph`, which must be
 /// typed with static shapes and have its constants folded (passes::default_pipeline).
 CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options = {});

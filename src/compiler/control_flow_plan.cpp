@@ -75,7 +75,40 @@ runtime::PlanStep control_step(runtime::StepKind kind, std::vector<int32_t> args
   return step;
 }
 
+/// `body` as compiled for inputs of `types` (and, where given, `values`).
+std::shared_ptr<const graph::Graph> optimize_body(
+    const graph::Graph& body, const std::vector<TensorType>& types,
+    const std::vector<const runtime::NDArray*>& values, const CompileOptions& options) {
+  return std::make_shared<const graph::Graph>(
+      passes::run_pipeline(passes::specialize_inputs(body, types, values, false),
+                           passes::default_pipeline(options.passes)));
+}
+
 }  // namespace
+
+std::vector<CompiledBody> compiled_bodies(const graph::Node& node, const CompileOptions& options) {
+  ControlNode control(node);
+  auto compile = [&](const graph::Graph& body, std::vector<TensorType> types) {
+    std::vector<const runtime::NDArray*> values(types.size(), nullptr);
+    for (size_t i = ops::control::first_captured_input(control.ctx(), body); i < node.inputs.size();
+         ++i) {
+      types.push_back(node.inputs[i]->type);
+      values.push_back(node.inputs[i]->constant.get());
+    }
+    return optimize_body(body, types, values, options);
+  };
+  if (node.op_type == "If") {
+    ops::control::IfSignature sig = ops::control::if_signature(control.ctx());
+    return {{compile(*sig.then_branch, {}), 1}, {compile(*sig.else_branch, {}), 1}};
+  }
+  if (node.op_type == "Loop") {
+    ops::control::LoopSignature sig = ops::control::loop_signature(control.ctx());
+    return {{compile(*sig.body, sig.formal_types), sig.has_trip_count ? sig.trip_count : 1}};
+  }
+  TESSEL_ICHECK(node.op_type == "Scan", node.describe(), ": a body that is not If, Loop or Scan's");
+  ops::control::ScanSignature sig = ops::control::scan_signature(control.ctx());
+  return {{compile(*sig.body, sig.formal_types), sig.length * std::max<int64_t>(sig.batch, 1)}};
+}
 
 void PlanBuilder::emit_control_flow(const graph::Node& node) {
   if (node.op_type == "If") return emit_if(node);
@@ -94,9 +127,8 @@ PlanBuilder::BodyArgs PlanBuilder::node_args(const graph::Node& node, size_t fir
 std::vector<int> PlanBuilder::emit_body(const graph::Graph& body, const BodyArgs& args) {
   TESSEL_ICHECK(args.ids.size() == body.inputs().size(), "body '", body.name, "' takes ",
                 body.inputs().size(), " inputs, given ", args.ids.size());
-  auto compiled = std::make_shared<const graph::Graph>(
-      passes::run_pipeline(passes::specialize_inputs(body, args.types, args.values, false),
-                           passes::default_pipeline(options_.passes)));
+  std::shared_ptr<const graph::Graph> compiled =
+      optimize_body(body, args.types, args.values, options_);
   // The passes keep the names of the body's inputs; those given as values became constants.
   std::map<std::string, int> id_of_name;
   for (size_t i = 0; i < args.ids.size(); ++i) id_of_name[body.inputs()[i]->name] = args.ids[i];

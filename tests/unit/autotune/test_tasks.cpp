@@ -42,6 +42,17 @@ TEST(Tasks, EqualKernelsShareATaskWeightedByLaunches) {
   EXPECT_EQ(product.target, target_key());
 }
 
+TEST(Tasks, LoopBodyKernelsAreTasksWeightedByTheTrips) {
+  TaskSet set = testing::tasks_of(compiler::testing::loop_model(3, 5));
+  ASSERT_FALSE(set.bodies.empty());
+  bool tanh_found = false;
+  for (const Task& task : set.tasks) {
+    EXPECT_EQ(task.weight, 5) << task.name;  // every kernel of this model is in the body
+    tanh_found |= task.name.find("Tanh") != std::string::npos;
+  }
+  EXPECT_TRUE(tanh_found);
+}
+
 TEST(Tasks, KeysDependOnTheTarget) {
   TypedGraph t = testing::two_matmuls();
   TaskSet set = testing::tasks_of(t.graph);

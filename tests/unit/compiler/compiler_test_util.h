@@ -81,4 +81,71 @@ inline void expect_close(const runtime::NDArray& actual, const runtime::NDArray&
     ASSERT_NEAR(a[i], e[i], atol + rtol * std::abs(e[i])) << "element " << i;
 }
 
+inline graph::TensorType f32(std::vector<int64_t> shape) {
+  return graph::TensorType::of(ir::DataType::Float(32), std::move(shape));
+}
+
+inline std::shared_ptr<const runtime::NDArray> int64_scalar(int64_t v) {
+  auto a = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Int(64)));
+  *a->data_as<int64_t>() = v;
+  return a;
+}
+
+/// The body h -> (cond, tanh(h * w + h), h + 1 [scan]) of a Loop over h: [rows, 8]; w: [8]
+/// is read from the enclosing graph. With `wrong_carried_type` the carried output is summed
+/// to a scalar (a bad body).
+inline std::shared_ptr<const graph::Graph> loop_body(int64_t rows,
+                                                     bool wrong_carried_type = false) {
+  TypedGraph body;
+  body.graph.name = "body";
+  graph::Value* iteration =
+      body.graph.add_value("i", graph::TensorType::of(ir::DataType::Int(64), {}));
+  graph::Value* cond =
+      body.graph.add_value("cond", graph::TensorType::of(ir::DataType::Bool(), {}));
+  body.graph.add_input(iteration);
+  body.graph.add_input(cond);
+  graph::Value* h = body.input("h", {rows, 8});
+  graph::Value* w = body.input("w", {8});
+  body.graph.captured_inputs = 1;
+  graph::Value* next =
+      body.node("Tanh", {body.node("Add", {body.node("Mul", {h, w}, {}), h}, {})}, {});
+  if (wrong_carried_type)
+    next = body.node("ReduceSum", {next}, {}, {{"keepdims", graph::Attribute::of_int(0)}});
+  graph::Value* scan = body.node("Add", {h, body.constant("one", {1}, 7)}, {});
+  body.output(body.node("Identity", {cond}, {}));
+  body.output(next);
+  body.output(scan);
+  return std::make_shared<const graph::Graph>(std::move(body.graph));
+}
+
+/// y, ys = Loop(trips, c, x) over loop_body, w a constant of the main graph; c, a bool
+/// input after x, only `with_condition`.
+inline graph::Graph loop_model(int64_t rows, int64_t trips, bool wrong_carried_type = false,
+                               bool with_condition = false) {
+  graph::Graph g;
+  g.name = "loop";
+  g.opsets = {{"", 17}};
+  graph::Value* x = g.add_value("x", f32({rows, 8}));
+  g.add_input(x);
+  graph::Value* w =
+      g.add_constant("w", std::make_shared<const runtime::NDArray>(random_array({8}, 3)));
+  graph::Value* m = g.add_constant("M", int64_scalar(trips));
+  graph::Value* c = nullptr;
+  if (with_condition) {
+    c = g.add_value("c", graph::TensorType::of(ir::DataType::Bool(), {}));
+    g.add_input(c);
+  }
+  graph::Node loop;
+  loop.name = "loop";
+  loop.op_type = "Loop";
+  loop.opset = 17;
+  loop.attributes["body"] = graph::Attribute::of_graph(loop_body(rows, wrong_carried_type));
+  loop.inputs = {m, c, x, w};
+  loop.outputs = {g.add_value("y", {}), g.add_value("ys", {})};
+  g.add_node(std::move(loop));
+  g.add_output(g.nodes().back()->outputs[0]);
+  g.add_output(g.nodes().back()->outputs[1]);
+  return g;
+}
+
 }  // namespace tessel::compiler::testing
