@@ -1,4 +1,5 @@
-// fold_constants: evaluate all-constant nodes with our kernels, metadata ops from types.
+// fold_constants: evaluate all-constant nodes with our kernels, metadata ops from types; an
+// If on a constant condition becomes its taken branch.
 #include "passes/fold_constants.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "passes/body_types.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
+#include "passes/inline_branch.h"
 
 namespace tessel::passes {
 
@@ -90,6 +92,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
   for (const auto& source : graph.nodes()) {
     const graph::Node& node = *source;
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
+    if (inline_constant_branch(builder, node, inputs)) continue;
     std::vector<graph::TensorType> types = types_of(inputs);
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
     std::vector<graph::TensorType> output_types =

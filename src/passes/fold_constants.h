@@ -5,7 +5,8 @@
 // operator (Shape, Size, ... whose OpDef has `fold`) becomes constants from its inputs'
 // types alone. Walking in topological order, a folded value feeds the next node's folding,
 // so the values operators need at compile time (Reshape's shape computed by
-// Shape -> Gather -> Concat, ...) become constants here.
+// Shape -> Gather -> Concat, ...) become constants here. An If whose condition becomes a
+// constant is replaced by its taken branch (inline_branch.h).
 //
 // Assumes static graph input shapes. Guarantees: every node left has inferred output types
 // (like infer_types); constants keep the names of the values they replace.

@@ -57,6 +57,57 @@ TEST(ControlFlow, ZeroTripsPassTheInitialValuesThrough) {
   for (int64_t e = 0; e < 16; ++e) EXPECT_EQ(out[0].data_as<float>()[e], x.data_as<float>()[e]);
 }
 
+/// y = If(cond) with cond a constant: then_branch Relu(x), else_branch `else_op`(x), both
+/// reading the main graph's x: [2, 8]. An else_op "Reshape" reshapes x to 7 elements,
+/// which no typing of that branch survives.
+graph::Graph constant_if_model(bool cond, const std::string& else_op) {
+  auto branch = [](const std::string& op) {
+    testing::TypedGraph b;
+    b.graph.name = op;
+    graph::Value* x = b.input("x", {2, 8});
+    b.graph.captured_inputs = 1;
+    b.output(op == "Reshape" ? b.node(op, {x, b.ints("shape", {7})}, {7})
+                             : b.node(op, {x}, {2, 8}));
+    return std::make_shared<const graph::Graph>(std::move(b.graph));
+  };
+  graph::Graph g;
+  g.name = "if";
+  graph::Value* x = g.add_value("x", f32({2, 8}));
+  g.add_input(x);
+  auto flag =
+      std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Bool()));
+  *static_cast<uint8_t*>(flag->data()) = cond;
+  graph::Node node;
+  node.name = "if";
+  node.op_type = "If";
+  node.opset = 17;
+  node.attributes["then_branch"] = graph::Attribute::of_graph(branch("Relu"));
+  node.attributes["else_branch"] = graph::Attribute::of_graph(branch(else_op));
+  node.inputs = {g.add_constant("cond", flag), x};
+  node.outputs = {g.add_value("y", {})};
+  g.add_node(std::move(node));
+  g.add_output(g.nodes().back()->outputs[0]);
+  return g;
+}
+
+TEST(ControlFlow, AnIfOnAConstantBecomesItsTakenBranch) {
+  runtime::NDArray x = random_array({2, 8}, 9);
+  for (bool cond : {true, false}) {
+    // The branch not taken is never typed: a Reshape to 7 elements of x's 16 would fail.
+    CompiledModel compiled =
+        compile_model(constant_if_model(cond, cond ? "Reshape" : "Neg"), {f32({2, 8})});
+    for (const runtime::PlanStep& step : compiled.plan.steps)
+      EXPECT_EQ(step.kind, runtime::StepKind::Kernel) << "cond " << cond;
+    EXPECT_TRUE(compiled.bodies.empty());
+    runtime::Model model = jit_model(std::move(compiled));
+    std::vector<runtime::NDArray> out = model.run({&x});
+    for (int64_t e = 0; e < 16; ++e) {
+      float v = x.data_as<float>()[e];
+      EXPECT_EQ(out[0].data_as<float>()[e], cond ? std::max(v, 0.0f) : -v) << e;
+    }
+  }
+}
+
 void expect_compile_error(const graph::Graph& g, const TensorType& input, const std::string& text) {
   try {
     compile_model(g, {input});
