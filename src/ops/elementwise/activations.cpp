@@ -117,7 +117,7 @@ std::vector<UnaryOp> unary_activation_ops() {
 std::vector<BinaryOp> binary_activation_ops() {
   BinaryOp prelu;
   prelu.name = "PRelu";
-  prelu.since_version = 7;
+  prelu.since_version = 1;
   prelu.types = kNumeric;
   prelu.unidirectional = true;
   prelu.body = [](const OpContext&, const Expr& x, const Expr& slope) {

@@ -82,16 +82,16 @@ BinaryOp bit_shift() {
 }  // namespace
 
 std::vector<BinaryOp> arithmetic_ops() {
-  BinaryOp pow = arithmetic("Pow", 7, kSignedNumeric, power);
+  BinaryOp pow = arithmetic("Pow", 1, kSignedNumeric, power);
   pow.b_types = kNumeric;  // opset 12+: the exponent's type is independent of the base's
   return {
-      arithmetic("Add", 7, kNumeric,
+      arithmetic("Add", 1, kNumeric,
                  [](const OpContext&, const Expr& a, const Expr& b) { return a + b; }),
-      arithmetic("Sub", 7, kNumeric,
+      arithmetic("Sub", 1, kNumeric,
                  [](const OpContext&, const Expr& a, const Expr& b) { return a - b; }),
-      arithmetic("Mul", 7, kNumeric,
+      arithmetic("Mul", 1, kNumeric,
                  [](const OpContext&, const Expr& a, const Expr& b) { return a * b; }),
-      arithmetic("Div", 7, kNumeric, divide),
+      arithmetic("Div", 1, kNumeric, divide),
       pow,
       mod(),
       bit_shift(),

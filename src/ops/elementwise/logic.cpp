@@ -22,12 +22,12 @@ BinaryOp logic(std::string name, int since_version, unsigned types, Expr (*f)(Ex
 
 std::vector<BinaryOp> logic_ops() {
   return {
-      logic("And", 7, kBool, [](Expr a, Expr b) { return a && b; }),
-      logic("Or", 7, kBool, [](Expr a, Expr b) { return a || b; }),
-      logic("Xor", 7, kBool, [](Expr a, Expr b) { return a != b; }),
-      logic("Equal", 7, kAnyType, [](Expr a, Expr b) { return a == b; }),
-      logic("Greater", 7, kNumeric, [](Expr a, Expr b) { return a > b; }),
-      logic("Less", 7, kNumeric, [](Expr a, Expr b) { return a < b; }),
+      logic("And", 1, kBool, [](Expr a, Expr b) { return a && b; }),
+      logic("Or", 1, kBool, [](Expr a, Expr b) { return a || b; }),
+      logic("Xor", 1, kBool, [](Expr a, Expr b) { return a != b; }),
+      logic("Equal", 1, kAnyType, [](Expr a, Expr b) { return a == b; }),
+      logic("Greater", 1, kNumeric, [](Expr a, Expr b) { return a > b; }),
+      logic("Less", 1, kNumeric, [](Expr a, Expr b) { return a < b; }),
       logic("GreaterOrEqual", 12, kNumeric, [](Expr a, Expr b) { return a >= b; }),
       logic("LessOrEqual", 12, kNumeric, [](Expr a, Expr b) { return a <= b; }),
   };

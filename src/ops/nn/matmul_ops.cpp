@@ -165,9 +165,12 @@ std::vector<te::Tensor> gemm_compute(const OpContext& ctx, const std::vector<te:
 OpDef gemm_def() {
   OpDef def;
   def.name = "Gemm";
-  def.since_version = 7;
+  def.since_version = 1;
+  // Before opset 7, attribute 'broadcast' allowed C to broadcast; opset 7 on it always may
+  // (a C of the output's shape, what broadcast = 0 required, is one case of it).
   def.attributes = {{"alpha", AttrKind::Float, Attribute::of_float(1.0)},
                     {"beta", AttrKind::Float, Attribute::of_float(1.0)},
+                    {"broadcast", AttrKind::Int, Attribute::of_int(0)},
                     {"transA", AttrKind::Int, Attribute::of_int(0)},
                     {"transB", AttrKind::Int, Attribute::of_int(0)}};
   def.pattern = PatternKind::OutFusable;

@@ -74,6 +74,10 @@ bool batch_norm_training(const OpContext& ctx) {
                ", expected [" + std::to_string(x[1]) + "] (the channels of X)");
   if (ctx.opset() < 9 && ctx.attr_int("spatial") == 0)
     ctx.fail("attribute 'spatial' = 0 is not supported");
+  if (ctx.opset() < 7 && ctx.attr_int("is_test") == 0)
+    ctx.fail(
+        "is_test = 0 (training with the batch's statistics) is not supported; only "
+        "inference (is_test = 1) is compiled");
   bool training = ctx.opset() >= 14 && ctx.attr_int("training_mode") != 0;
   size_t outputs = 0;
   for (const graph::Value* v : ctx.node().outputs) outputs += v != nullptr;
@@ -129,8 +133,11 @@ std::vector<te::Tensor> batch_norm_compute(const OpContext& ctx,
 OpDef batch_norm_def() {
   OpDef def;
   def.name = "BatchNormalization";
-  def.since_version = 7;
-  def.attributes = {{"epsilon", AttrKind::Float, Attribute::of_float(1e-5)},
+  def.since_version = 1;
+  // Opsets 1-6: is_test (only inference, is_test = 1, is compiled) and 1-5's in-place hint.
+  def.attributes = {{"consumed_inputs", AttrKind::Ints, std::nullopt},
+                    {"epsilon", AttrKind::Float, Attribute::of_float(1e-5)},
+                    {"is_test", AttrKind::Int, Attribute::of_int(0)},
                     {"momentum", AttrKind::Float, Attribute::of_float(0.9)},
                     {"spatial", AttrKind::Int, Attribute::of_int(1)},
                     {"training_mode", AttrKind::Int, Attribute::of_int(0)}};

@@ -1,0 +1,60 @@
+// The broadcasting of opsets 1-6: attribute broadcast = 1 lines input 1 up with input 0 from
+// attribute 'axis' (by default its last axes); without it the shapes must be equal; PRelu's
+// slope is one value or one per channel. Checked against the index arithmetic written out.
+#include "unit/ops_test_util.h"
+
+namespace tessel::ops::testing {
+namespace {
+
+TEST(LegacyBroadcast, InputOneLinesUpFromTheAxis) {
+  NDArray a = make_array(kF32, {2, 3, 4, 5}, random_values<double>({2, 3, 4, 5}, 1));
+  NDArray b = make_array(kF32, {3, 4}, random_values<double>({3, 4}, 2));
+  NDArray y = run_op("Add", {&a, &b},
+                     {{"broadcast", Attribute::of_int(1)}, {"axis", Attribute::of_int(1)}}, 6);
+  ASSERT_EQ(y.shape(), (Shape{2, 3, 4, 5}));
+  for (int64_t k = 0; k < 120; ++k) {
+    Shape i = unravel(k, {2, 3, 4, 5});
+    EXPECT_FLOAT_EQ(element(y, k), static_cast<float>(element(a, k) + element(b, i[1] * 4 + i[2])))
+        << k;
+  }
+  // Without 'axis', input 1 takes the last axes (as numpy broadcasting would).
+  NDArray c = make_array(kF32, {4, 5}, random_values<double>({4, 5}, 3));
+  NDArray z = run_op("Mul", {&a, &c}, {{"broadcast", Attribute::of_int(1)}}, 6);
+  for (int64_t k = 0; k < 120; ++k)
+    EXPECT_FLOAT_EQ(element(z, k), static_cast<float>(element(a, k) * element(c, k % 20)));
+}
+
+TEST(LegacyBroadcast, PReluSlopesArePerChannel) {
+  NDArray x = make_array(kF32, {2, 3, 2, 2}, random_values<double>({2, 3, 2, 2}, 4));
+  NDArray slope = make_array(kF32, {3}, {0.5, -2, 3});
+  NDArray y = run_op("PRelu", {&x, &slope}, {}, 6);
+  for (int64_t k = 0; k < 24; ++k) {
+    double v = element(x, k), s = element(slope, unravel(k, {2, 3, 2, 2})[1]);
+    EXPECT_FLOAT_EQ(element(y, k), v < 0 ? s * v : v) << k;
+  }
+}
+
+TEST(LegacyBroadcast, MismatchesAreRefused) {
+  NDArray a = make_array(kF32, {2, 3}, std::vector<double>(6, 1));
+  NDArray b = make_array(kF32, {3}, {1, 2, 3});
+  expect_compile_error(
+      [&] {
+        run_op("Add", {&a, &b}, {}, 6);
+      },
+      "without attribute 'broadcast' (opset 6) the inputs must have one shape, "
+      "found [2,3] and [3]");
+  expect_compile_error(
+      [&] {
+        run_op("Add", {&a, &b},
+               {{"broadcast", Attribute::of_int(1)}, {"axis", Attribute::of_int(0)}}, 6);
+      },
+      "input 1 [3] does not broadcast onto input 0 [2,3] from axis 0");
+  expect_compile_error(
+      [&] {
+        run_op("Sub", {&b, &a}, {{"broadcast", Attribute::of_int(1)}}, 6);
+      },
+      "input 1 [2,3] has more axes than input 0 [3]");
+}
+
+}  // namespace
+}  // namespace tessel::ops::testing
