@@ -92,21 +92,21 @@ Expr shrink(const OpContext& ctx, const Expr& x) {
 
 std::vector<UnaryOp> unary_activation_ops() {
   return {
-      activation("Relu", 6, {}, relu, kSignedNumeric),
-      activation("LeakyRelu", 6, {float_attr("alpha", 0.01)}, leaky_relu),
-      activation("Elu", 6, {float_attr("alpha", 1.0)}, elu),
-      activation("Selu", 6,
+      activation("Relu", 1, {}, relu, kSignedNumeric),
+      activation("LeakyRelu", 1, {float_attr("alpha", 0.01)}, leaky_relu),
+      activation("Elu", 1, {float_attr("alpha", 1.0)}, elu),
+      activation("Selu", 1,
                  {float_attr("alpha", 1.67326319217681884765625),
                   float_attr("gamma", 1.05070102214813232421875)},
                  selu),
       activation("Celu", 12, {float_attr("alpha", 1.0)}, celu),
-      activation("Sigmoid", 6, {}, sigmoid),
-      activation("HardSigmoid", 6, {float_attr("alpha", 0.2), float_attr("beta", 0.5)},
+      activation("Sigmoid", 1, {}, sigmoid),
+      activation("HardSigmoid", 1, {float_attr("alpha", 0.2), float_attr("beta", 0.5)},
                  hard_sigmoid),
       activation("HardSwish", 14, {}, hard_swish),
       activation("Softplus", 1, {}, softplus),
       activation("Softsign", 1, {}, softsign),
-      activation("Tanh", 6, {}, tanh),
+      activation("Tanh", 1, {}, tanh),
       activation("ThresholdedRelu", 10, {float_attr("alpha", 1.0)}, thresholded_relu),
       // Shrink's thresholds and bias are floats: integers are computed in float64.
       activation("Shrink", 9, {float_attr("lambd", 0.5), float_attr("bias", 0.0)}, shrink, kNumeric,

@@ -19,6 +19,9 @@ bool wants_mask(const OpContext& ctx) {
 std::vector<graph::TensorType> infer_dropout(const OpContext& ctx) {
   check_input_count(ctx, 1, ctx.opset() >= 12 ? 3 : 1);
   check_input_type(ctx, 0, kFloat);
+  // Before opset 7, is_test = 0 meant training.
+  if (ctx.opset() < 7 && ctx.attr_int("is_test") == 0 && ctx.attr_float("ratio") != 0)
+    ctx.fail("training mode (is_test = 0) is not supported: dropout would draw random numbers");
   // From opset 12 the ratio and the training mode are inputs (defaults 0.5 and false).
   if (ctx.has_input(2) && ctx.input_ints(2).at(0) != 0) {
     double ratio = ctx.has_input(1) ? ctx.input_floats(1).at(0) : 0.5;
@@ -56,9 +59,11 @@ void register_passthrough_ops(OpRegistry& registry) {
 
   OpDef dropout;
   dropout.name = "Dropout";
-  dropout.since_version = 7;
+  dropout.since_version = 1;
   dropout.attributes = {float_attr("ratio", 0.5),
-                        {"seed", graph::AttrKind::Int, graph::Attribute::of_int(0)}};
+                        {"seed", graph::AttrKind::Int, graph::Attribute::of_int(0)},
+                        {"is_test", graph::AttrKind::Int, graph::Attribute::of_int(0)},
+                        {"consumed_inputs", graph::AttrKind::Ints, std::nullopt}};
   dropout.pattern = PatternKind::Elementwise;
   dropout.value_inputs = {1, 2};
   dropout.infer = infer_dropout;

@@ -8,6 +8,10 @@ void register_unary(OpRegistry& registry, const UnaryOp& op) {
   def.name = op.name;
   def.since_version = op.since_version;
   def.attributes = op.attributes;
+  // Opsets 1-5 gave many of these operators an in-place hint, consumed_inputs, which changes
+  // nothing: accepted and ignored.
+  if (op.since_version < 6)
+    def.attributes.push_back({"consumed_inputs", graph::AttrKind::Ints, std::nullopt});
   def.pattern = PatternKind::Elementwise;
   def.infer = [op](const OpContext& ctx) {
     check_input_count(ctx, 1, 1);

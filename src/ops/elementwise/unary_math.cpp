@@ -62,14 +62,14 @@ UnaryOp is_inf() {
 
 std::vector<UnaryOp> unary_math_ops() {
   return {
-      math("Abs", 6, kNumeric, ir::abs),
-      math("Neg", 6, kSignedNumeric, [](Expr x) { return -x; }),
-      math("Exp", 6, kFloat, ir::exp),
-      math("Log", 6, kFloat, ir::log),
-      math("Sqrt", 6, kFloat, ir::sqrt),
-      math("Reciprocal", 6, kFloat, [](Expr x) { return constant(x, 1) / x; }),
-      math("Floor", 6, kFloat, ir::floor),
-      math("Ceil", 6, kFloat, ir::ceil),
+      math("Abs", 1, kNumeric, ir::abs),
+      math("Neg", 1, kSignedNumeric, [](Expr x) { return -x; }),
+      math("Exp", 1, kFloat, ir::exp),
+      math("Log", 1, kFloat, ir::log),
+      math("Sqrt", 1, kFloat, ir::sqrt),
+      math("Reciprocal", 1, kFloat, [](Expr x) { return constant(x, 1) / x; }),
+      math("Floor", 1, kFloat, ir::floor),
+      math("Ceil", 1, kFloat, ir::ceil),
       math("Round", 11, kFloat, ir::round),
       math("Sign", 9, kNumeric, sign),
       math("Sin", 7, kFloat, ir::sin),

@@ -23,7 +23,10 @@ ConcatLayout concat_layout(const OpContext& ctx) {
   ConcatLayout layout;
   layout.shape = ctx.input_shape(0);
   auto rank = static_cast<int64_t>(layout.shape.size());
-  layout.axis = normalize_axis(ctx, ctx.attr_int("axis"), rank, "attribute 'axis'");
+  // Before opset 4 the axis was optional, 1 by default.
+  if (!ctx.has_attr("axis") && ctx.opset() >= 4) ctx.fail("attribute 'axis' is required");
+  int64_t axis = ctx.has_attr("axis") ? ctx.attr_int("axis") : 1;
+  layout.axis = normalize_axis(ctx, axis, rank, "attribute 'axis'");
   int64_t total = 0;
   for (size_t k = 0; k < ctx.num_inputs(); ++k) {
     std::vector<int64_t> shape = ctx.input_shape(k);
@@ -68,8 +71,8 @@ ir::Expr concat_body(const ConcatLayout& layout, const std::vector<te::Tensor>& 
 OpDef concat_op() {
   OpDef def;
   def.name = "Concat";
-  def.since_version = 4;
-  def.attributes = {{"axis", AttrKind::Int, {}, true}};
+  def.since_version = 1;
+  def.attributes = {{"axis", AttrKind::Int, std::nullopt}};
   def.pattern = PatternKind::Injective;
   def.infer = [](const OpContext& ctx) { return like_input(ctx, concat_layout(ctx).shape); };
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& inputs) {

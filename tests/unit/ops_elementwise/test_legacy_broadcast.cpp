@@ -1,6 +1,8 @@
-// The broadcasting of opsets 1-6: attribute broadcast = 1 lines input 1 up with input 0 from
-// attribute 'axis' (by default its last axes); without it the shapes must be equal; PRelu's
-// slope is one value or one per channel. Checked against the index arithmetic written out.
+// The operators of opsets before 7: attribute broadcast = 1 lines input 1 up with input 0
+// from attribute 'axis' (by default its last axes), without it the shapes must be equal;
+// PRelu's slope is one value or one per channel; opsets 1-5's consumed_inputs changes
+// nothing; Concat's axis is 1 by default before opset 4; Dropout's is_test. Checked against
+// the index arithmetic written out.
 #include "unit/ops_test_util.h"
 
 namespace tessel::ops::testing {
@@ -54,6 +56,20 @@ TEST(LegacyBroadcast, MismatchesAreRefused) {
         run_op("Sub", {&b, &a}, {{"broadcast", Attribute::of_int(1)}}, 6);
       },
       "input 1 [2,3] has more axes than input 0 [3]");
+}
+
+TEST(LegacyOpsets, HintsAndDefaultsOfTheFirstOpsets) {
+  NDArray x = make_array(kF32, {2, 3}, {-1, 2, -3, 4, -5, 6});
+  NDArray relu = run_op("Relu", {&x}, {{"consumed_inputs", Attribute::of_ints({0})}}, 3);
+  for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(element(relu, k), std::max(element(x, k), 0.0));
+  NDArray joined = run_op("Concat", {&x, &x}, {}, 3);  // along axis 1
+  ASSERT_EQ(joined.shape(), (Shape{2, 6}));
+  for (int64_t k = 0; k < 12; ++k) EXPECT_EQ(element(joined, k), element(x, (k / 6) * 3 + k % 3));
+  expect_compile_error([&] { run_op("Concat", {&x, &x}, {}, 4); }, "attribute 'axis' is required");
+  NDArray kept = run_op("Dropout", {&x}, {{"is_test", Attribute::of_int(1)}}, 6);
+  for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(element(kept, k), element(x, k));
+  expect_compile_error([&] { run_op("Dropout", {&x}, {}, 6); },
+                       "training mode (is_test = 0) is not supported");
 }
 
 }  // namespace
