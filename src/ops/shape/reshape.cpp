@@ -51,10 +51,13 @@ std::vector<ir::Expr> reshape_index(const std::vector<int64_t>& in, const std::v
 
 std::vector<int64_t> reshape_shape(const OpContext& ctx) {
   std::vector<int64_t> in = ctx.input_shape(0);
-  if (ctx.input_shape(1).size() != 1)
+  // Before opset 5 the shape was an attribute.
+  bool attribute = ctx.opset() < 5;
+  if (!attribute && ctx.input_shape(1).size() != 1)
     ctx.fail("input 'shape' must be 1-d, found " + ctx.input_type(1).to_string());
-  std::vector<int64_t> shape = ctx.input_ints(1);
-  const std::string given = "input 'shape' " + shape_text(shape);
+  std::vector<int64_t> shape = attribute ? ctx.attr_ints("shape") : ctx.input_ints(1);
+  const std::string given =
+      std::string(attribute ? "attribute" : "input") + " 'shape' " + shape_text(shape);
   bool allow_zero = ctx.opset() >= 14 && ctx.attr_int("allowzero") != 0;
   std::optional<size_t> inferred;
   int64_t known = 1;
@@ -162,9 +165,11 @@ OpDef reshape_like_op(std::string name, int since, std::vector<AttrSpec> attribu
 }  // namespace
 
 void register_reshape_ops(OpRegistry& registry) {
-  registry.add(reshape_like_op("Reshape", 5,
-                               {{"allowzero", AttrKind::Int, graph::Attribute::of_int(0)}}, {1},
-                               reshape_shape));
+  registry.add(reshape_like_op("Reshape", 1,
+                               {{"allowzero", AttrKind::Int, graph::Attribute::of_int(0)},
+                                {"consumed_inputs", AttrKind::Ints, std::nullopt},
+                                {"shape", AttrKind::Ints, std::nullopt}},
+                               {1}, reshape_shape));
   registry.add(reshape_like_op("Flatten", 1, {{"axis", AttrKind::Int, graph::Attribute::of_int(1)}},
                                {}, flatten_shape));
   registry.add(reshape_like_op("Squeeze", 1, {{"axes", AttrKind::Ints, {}}}, {1}, squeeze_shape));

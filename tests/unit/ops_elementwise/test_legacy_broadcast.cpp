@@ -1,7 +1,8 @@
 // The operators of opsets before 7: attribute broadcast = 1 lines input 1 up with input 0
 // from attribute 'axis' (by default its last axes), without it the shapes must be equal;
 // PRelu's slope is one value or one per channel; opsets 1-5's consumed_inputs changes
-// nothing; Concat's axis is 1 by default before opset 4; Dropout's is_test. Checked against
+// nothing; Concat's axis is 1 by default before opset 4; Reshape's shape attribute before
+// opset 5; Dropout's is_test. Checked against
 // the index arithmetic written out.
 #include "unit/ops_test_util.h"
 
@@ -66,6 +67,9 @@ TEST(LegacyOpsets, HintsAndDefaultsOfTheFirstOpsets) {
   ASSERT_EQ(joined.shape(), (Shape{2, 6}));
   for (int64_t k = 0; k < 12; ++k) EXPECT_EQ(element(joined, k), element(x, (k / 6) * 3 + k % 3));
   expect_compile_error([&] { run_op("Concat", {&x, &x}, {}, 4); }, "attribute 'axis' is required");
+  NDArray reshaped = run_op("Reshape", {&x}, {{"shape", Attribute::of_ints({3, -1})}}, 1);
+  ASSERT_EQ(reshaped.shape(), (Shape{3, 2}));
+  for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(element(reshaped, k), element(x, k));
   NDArray kept = run_op("Dropout", {&x}, {{"is_test", Attribute::of_int(1)}}, 6);
   for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(element(kept, k), element(x, k));
   expect_compile_error([&] { run_op("Dropout", {&x}, {}, 6); },
