@@ -19,6 +19,8 @@ void register_pool_ops(OpRegistry& registry);
 void register_max_unpool_op(OpRegistry& registry);
 /// RoiAlign.
 void register_roi_align_op(OpRegistry& registry);
+/// Det.
+void register_det_op(OpRegistry& registry);
 /// RNN, GRU, LSTM (type inference only: the graph rewrite unrolls them).
 void register_recurrent_ops(OpRegistry& registry);
 /// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
