@@ -37,9 +37,11 @@ ir::Expr load_bound(const te::Tensor& bound) {
 void register_clip(OpRegistry& registry) {
   OpDef def;
   def.name = "Clip";
-  def.since_version = 6;
+  def.since_version = 1;  // opsets 1-5 as 6, with the in-place hint consumed_inputs
   double float_max = std::numeric_limits<float>::max();
-  def.attributes = {float_attr("min", -float_max), float_attr("max", float_max)};
+  def.attributes = {float_attr("min", -float_max),
+                    float_attr("max", float_max),
+                    {"consumed_inputs", graph::AttrKind::Ints, std::nullopt}};
   def.pattern = PatternKind::Broadcast;  // the bounds are scalars broadcast to the input
   def.infer = infer_clip;
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& inputs) {

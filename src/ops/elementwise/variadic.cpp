@@ -32,7 +32,10 @@ Expr minimum(Expr a, Expr b) {
 void register_variadic(OpRegistry& registry, const VariadicOp& op) {
   OpDef def;
   def.name = op.name;
-  def.since_version = 6;  // opsets 6 and 7 need equal shapes: a special case of broadcasting
+  // Opsets 1-7 need equal shapes, a special case of broadcasting; 1-5 also had the in-place
+  // hint consumed_inputs, which changes nothing.
+  def.since_version = 1;
+  def.attributes = {{"consumed_inputs", graph::AttrKind::Ints, std::nullopt}};
   def.pattern = PatternKind::Broadcast;
   def.infer = [op](const OpContext& ctx) {
     check_input_count(ctx, 1, SIZE_MAX);

@@ -188,8 +188,9 @@ std::vector<te::Tensor> instance_norm_compute(const OpContext& ctx,
 OpDef instance_norm_def() {
   OpDef def;
   def.name = "InstanceNormalization";
-  def.since_version = 6;
-  def.attributes = {{"epsilon", AttrKind::Float, Attribute::of_float(1e-5)}};
+  def.since_version = 1;  // opsets 1-5 as 6, with the in-place hint consumed_inputs
+  def.attributes = {{"consumed_inputs", AttrKind::Ints, std::nullopt},
+                    {"epsilon", AttrKind::Float, Attribute::of_float(1e-5)}};
   def.pattern = PatternKind::Reduction;
   def.infer = [](const OpContext& ctx) {
     check_instance_norm(ctx);

@@ -1,9 +1,12 @@
 // The operators of opsets before 7: attribute broadcast = 1 lines input 1 up with input 0
 // from attribute 'axis' (by default its last axes), without it the shapes must be equal;
 // PRelu's slope is one value or one per channel; opsets 1-5's consumed_inputs changes
-// nothing; Concat's axis is 1 by default before opset 4; Reshape's shape attribute before
+// nothing (Sum, Clip, ...); Concat's axis is 1 by default before opset 4; Reshape's shape
+// attribute before
 // opset 5; Dropout's is_test. Checked against
 // the index arithmetic written out.
+#include <algorithm>
+
 #include "unit/ops_test_util.h"
 
 namespace tessel::ops::testing {
@@ -63,6 +66,16 @@ TEST(LegacyOpsets, HintsAndDefaultsOfTheFirstOpsets) {
   NDArray x = make_array(kF32, {2, 3}, {-1, 2, -3, 4, -5, 6});
   NDArray relu = run_op("Relu", {&x}, {{"consumed_inputs", Attribute::of_ints({0})}}, 3);
   for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(element(relu, k), std::max(element(x, k), 0.0));
+  NDArray total = run_op("Sum", {&x, &x}, {{"consumed_inputs", Attribute::of_ints({0, 0})}}, 1);
+  NDArray clipped = run_op("Clip", {&x},
+                           {{"min", Attribute::of_float(-2)},
+                            {"max", Attribute::of_float(3)},
+                            {"consumed_inputs", Attribute::of_ints({0})}},
+                           1);
+  for (int64_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(element(total, k), 2 * element(x, k));
+    EXPECT_EQ(element(clipped, k), std::clamp(element(x, k), -2.0, 3.0));
+  }
   NDArray joined = run_op("Concat", {&x, &x}, {}, 3);  // along axis 1
   ASSERT_EQ(joined.shape(), (Shape{2, 6}));
   for (int64_t k = 0; k < 12; ++k) EXPECT_EQ(element(joined, k), element(x, (k / 6) * 3 + k % 3));
