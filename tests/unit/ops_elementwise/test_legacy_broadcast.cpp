@@ -1,10 +1,9 @@
 // The operators of opsets before 7: attribute broadcast = 1 lines input 1 up with input 0
 // from attribute 'axis' (by default its last axes), without it the shapes must be equal;
 // PRelu's slope is one value or one per channel; opsets 1-5's consumed_inputs changes
-// nothing (Sum, Clip, ...); Concat's axis is 1 by default before opset 4; Reshape's shape
-// attribute before
-// opset 5; Dropout's is_test. Checked against
-// the index arithmetic written out.
+// nothing (Relu, Sum, Clip, ...); Concat's axis is 1 by default before opset 4; Reshape's
+// shape attribute before opset 5; Dropout's is_test. Checked against the index arithmetic
+// written out.
 #include <algorithm>
 
 #include "unit/ops_test_util.h"
