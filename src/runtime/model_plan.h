@@ -2,8 +2,9 @@
 // compiler.
 //
 // A plan lists the model's tensors and where each one lives (a graph input, the weights blob
-// or the activation arena), and the kernel launches in order, each naming the tensors it
-// takes as arguments (inputs first, then outputs, as the kernel was built). The compiler
+// or the activation arena), and its steps in order: kernel launches, each naming the tensors
+// it takes as arguments (inputs first, then outputs, as the kernel was built), and the
+// copies, jumps and loop tests that control flow (If, Loop, Scan) compiles to. The compiler
 // fills it (memory planning decides the arena offsets); a compiled model library carries it
 // serialised next to its kernels and weights; runtime::Model runs it.
 #pragma once
