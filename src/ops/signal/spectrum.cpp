@@ -70,16 +70,6 @@ bool complex_signal(const OpContext& ctx, const std::vector<int64_t>& shape, siz
   return shape.back() == 2;
 }
 
-/// A scalar integer input known at compile time, at least `minimum`.
-int64_t scalar_int(const OpContext& ctx, size_t i, const std::string& what, int64_t minimum) {
-  std::vector<int64_t> values = ctx.input_ints(i);
-  if (values.size() != 1 || values[0] < minimum)
-    ctx.fail(
-        "input '" + what + "' must be one integer >= " + std::to_string(minimum) + ", found " +
-        (values.size() == 1 ? std::to_string(values[0]) : shape::shape_text(ctx.input_shape(i))));
-  return values[0];
-}
-
 // ---- DFT --------------------------------------------------------------------------------
 
 Transform dft_transform(const OpContext& ctx) {
@@ -94,7 +84,7 @@ Transform dft_transform(const OpContext& ctx) {
              shape::shape_text(in) + " other than the last (the parts)");
   t.k_axis = static_cast<int>(axis < 0 ? axis + rank : axis);
   int64_t samples = in[static_cast<size_t>(t.k_axis)];
-  t.length = ctx.has_input(1) ? scalar_int(ctx, 1, "dft_length", 1) : samples;
+  t.length = ctx.has_input(1) ? scalar_input(ctx, 1, "dft_length", 1) : samples;
   t.terms = std::min(t.length, samples);
   t.inverse = ctx.attr_int("inverse") != 0;
   bool onesided = ctx.attr_int("onesided") != 0;
@@ -147,7 +137,7 @@ Frames stft_frames(const OpContext& ctx) {
   f.transform.complex_samples = complex_signal(ctx, in, 3);
   if (in.size() != 3)
     ctx.fail("input 'signal' must be [batch, length, parts], found " + shape::shape_text(in));
-  f.step = scalar_int(ctx, 1, "frame_step", 1);
+  f.step = scalar_input(ctx, 1, "frame_step", 1);
   f.windowed = ctx.has_input(2);
   int64_t length = 0;
   if (f.windowed) {
@@ -157,7 +147,7 @@ Frames stft_frames(const OpContext& ctx) {
     length = window[0];
   }
   if (ctx.has_input(3)) {
-    int64_t given = scalar_int(ctx, 3, "frame_length", 1);
+    int64_t given = scalar_input(ctx, 3, "frame_length", 1);
     if (f.windowed && given != length)
       ctx.fail("frame_length " + std::to_string(given) + " differs from the window's length " +
                std::to_string(length));

@@ -15,17 +15,6 @@ namespace {
 
 using graph::AttrKind;
 
-/// Input `i`, a scalar known at compile time, as an integer of at least `minimum`.
-int64_t scalar_input(const OpContext& ctx, size_t i, const std::string& what, int64_t minimum) {
-  std::vector<int64_t> values = ctx.input_ints(i);
-  if (values.size() != 1)
-    ctx.fail("input '" + what + "' must hold one value, found " + std::to_string(values.size()));
-  if (values[0] < minimum)
-    ctx.fail("input '" + what + "' is " + std::to_string(values[0]) +
-             ", expected >= " + std::to_string(minimum));
-  return values[0];
-}
-
 /// The element type that attribute 'output_datatype' names.
 ir::DataType output_dtype(const OpContext& ctx) {
   int64_t code = ctx.attr_int("output_datatype");
@@ -157,6 +146,16 @@ OpDef mel_weight_matrix_op() {
 }
 
 }  // namespace
+
+int64_t scalar_input(const OpContext& ctx, size_t i, const std::string& what, int64_t minimum) {
+  std::vector<int64_t> values = ctx.input_ints(i);
+  if (values.size() != 1)
+    ctx.fail("input '" + what + "' must hold one value, found " + std::to_string(values.size()));
+  if (values[0] < minimum)
+    ctx.fail("input '" + what + "' is " + std::to_string(values[0]) +
+             ", expected >= " + std::to_string(minimum));
+  return values[0];
+}
 
 void register_window_ops(OpRegistry& registry) {
   registry.add(window_op("HannWindow", {0.5, 0.5, 0.0}));
