@@ -175,6 +175,9 @@ class IRMutator {
   }
   static Stmt rebuild(const SeqNode*, std::vector<Stmt> seq) { return make_Seq(std::move(seq)); }
   static Stmt rebuild(const EvaluateNode*, Expr v) { return make_Evaluate(std::move(v)); }
+  static Stmt rebuild(const PrefetchNode*, Buffer b, Expr offset) {
+    return make_Prefetch(std::move(b), std::move(offset));
+  }
 };
 
 /// Replaces variables by expressions (by identity) in an expression or statement.

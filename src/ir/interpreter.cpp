@@ -541,6 +541,8 @@ class Executor {
       case StmtKind::Evaluate:
         evaluate(s.as<EvaluateNode>()->value, env_);
         return;
+      case StmtKind::Prefetch:
+        return exec_prefetch(s.as<PrefetchNode>());
     }
     TESSEL_INTERNAL_ERROR("unknown statement kind");
   }
@@ -573,6 +575,15 @@ class Executor {
     std::vector<int64_t> offs = ev.offsets(op->buffer, op->indices, lanes, "store to");
     const Env::Memory& mem = env_.memory(op->buffer->data.get(), op->buffer->name);
     for (int lane = 0; lane < lanes; ++lane) write_element(mem, offs[lane], v.lanes[lane]);
+  }
+
+  void exec_prefetch(const PrefetchNode* op) {
+    int64_t offset = Evaluator(env_).eval_int(op->offset);
+    const Env::Memory& mem = env_.memory(op->buffer->data.get(), op->buffer->name);
+    if (offset < 0 || offset >= mem.size)
+      TESSEL_USER_ERROR("interpreter: prefetch of buffer '", op->buffer->name, "' at offset ",
+                        offset, " lies outside its ", mem.size, " elements");
+    if (env_.on_prefetch) env_.on_prefetch(op->buffer->name, offset);
   }
 
   void exec_allocate(const AllocateNode* op) {

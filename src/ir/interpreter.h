@@ -14,10 +14,13 @@
 // Memory: elements are stored in their natural C layout (bool as one byte; float16 as
 // _Float16; bfloat16 as the high half of a float32). Allocate'd buffers start filled with
 // all-one bytes (NaN for floats, -1 for signed ints) so reads of unwritten memory show.
-// Loops of every kind run serially, in order.
+// Loops of every kind run serially, in order. A Prefetch only checks that its offset lies
+// inside the buffer (and reports it to Env::on_prefetch).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -70,6 +73,10 @@ class Env {
   const Memory& memory(const VarNode* data, const std::string& buffer_name) const;
   /// The memory behind `data`, or null when none is bound.
   const Memory* find_memory(const VarNode* data) const;
+
+  /// Called for every Prefetch run (after its offset was checked to lie inside the buffer),
+  /// with the buffer's name and the offset: lets tests see what a kernel prefetches.
+  std::function<void(const std::string& buffer, int64_t offset)> on_prefetch;
 
  private:
   std::unordered_map<const VarNode*, Value> values_;

@@ -219,6 +219,11 @@ class Printer : public IRVisitor {
     print_expr(op->value);
     os_ << "\n";
   }
+  void visit_Prefetch(const PrefetchNode* op) override {
+    line() << "prefetch " << name_of(op->buffer.get()) << " + ";
+    print_expr(op->offset);
+    os_ << "\n";
+  }
 
  private:
   template <class Node>

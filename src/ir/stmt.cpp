@@ -97,4 +97,12 @@ Stmt make_Evaluate(Expr value) {
   return make_ref<EvaluateNode>(std::move(value));
 }
 
+Stmt make_Prefetch(Buffer buffer, Expr offset) {
+  if (!buffer.defined() || !offset.defined()) TESSEL_USER_ERROR("Prefetch: undefined buffer or offset");
+  if (!offset.dtype().is_integer() || !offset.dtype().is_scalar())
+    TESSEL_USER_ERROR("Prefetch of '", buffer->name, "': the offset must be a scalar integer, got ",
+                      offset.dtype().to_string());
+  return make_ref<PrefetchNode>(std::move(buffer), std::move(offset));
+}
+
 }  // namespace tessel::ir

@@ -6,6 +6,10 @@
 //  - Store writes `value` (scalar or vector) at `indices` of `buffer`.
 //  - Allocate makes `buffer` (its scope says where) live within `body`.
 //  - Seq runs its statements in order.
+//  - Prefetch is a hint, with no effect on results: the cache line holding element `offset`
+//    of `buffer` (counted in row-major order over the whole buffer, whatever its rank) will
+//    be read soon; codegen asks the CPU to bring it into the L2 cache. The offset must lie
+//    inside the buffer.
 // A PrimFunc is the unit of code generation: named buffer parameters and a body.
 #pragma once
 
@@ -16,7 +20,7 @@
 
 namespace tessel::ir {
 
-#define TESSEL_STMT_KINDS(X) X(For) X(Store) X(Allocate) X(IfThenElse) X(LetStmt) X(Seq) X(Evaluate)
+#define TESSEL_STMT_KINDS(X) X(For) X(Store) X(Allocate) X(IfThenElse) X(LetStmt) X(Seq) X(Evaluate) X(Prefetch)
 
 enum class StmtKind : uint8_t {
 #define TESSEL_KIND_ENUM(name) name,
@@ -114,6 +118,15 @@ struct EvaluateNode : StmtNode {
   auto fields() const { return std::tie(value); }
 };
 
+struct PrefetchNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Prefetch;
+  PrefetchNode(Buffer b, Expr offset) : StmtNode(kKind), buffer(std::move(b)), offset(std::move(offset)) {}
+  const Buffer buffer;
+  /// Element offset into the buffer's row-major storage (a scalar integer).
+  const Expr offset;
+  auto fields() const { return std::tie(buffer, offset); }
+};
+
 Stmt make_For(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "");
 Stmt make_Store(Buffer buffer, Expr value, std::vector<Expr> indices);
 Stmt make_Allocate(Buffer buffer, Stmt body);
@@ -122,6 +135,7 @@ Stmt make_LetStmt(Var var, Expr value, Stmt body);
 /// A sequence; nested Seqs are flattened, undefined entries dropped; one entry is returned as is.
 Stmt make_Seq(std::vector<Stmt> seq);
 Stmt make_Evaluate(Expr value);
+Stmt make_Prefetch(Buffer buffer, Expr offset);
 
 /// The unit of code generation: `void name(params...)` over buffers.
 struct PrimFunc {

@@ -30,8 +30,8 @@ class LoadIndexCollector : public ir::IRVisitor {
   const schedule::Stage& stage_;
 };
 
-/// [lo, hi] of `e` with `relax` (outermost first) ranging over their loops, innermost
-/// first; an undefined end means unbounded.
+}  // namespace
+
 arith::IntervalSet relax(const Expr& e, const std::vector<Var>& relax, LowerState& state) {
   arith::IntervalSet range = arith::IntervalSet::point(e);
   for (auto it = relax.rbegin(); it != relax.rend() && range.bounded(); ++it) {
@@ -44,6 +44,8 @@ arith::IntervalSet relax(const Expr& e, const std::vector<Var>& relax, LowerStat
   }
   return range;
 }
+
+namespace {
 
 /// Joins `add` into `acc` (undefined ends stay unbounded).
 void join(arith::IntervalSet& acc, const arith::IntervalSet& add, bool first) {

@@ -12,6 +12,11 @@
 
 namespace tessel::lower {
 
+/// [lo, hi] of `e` with the loop variables `relax` (outermost first, all in
+/// state.loop_extent) ranging over their loops, innermost first; an undefined end means
+/// unbounded.
+arith::IntervalSet relax(const ir::Expr& e, const std::vector<ir::Var>& relax, LowerState& state);
+
 /// Sets info.root_min / info.root_extent. The consumers of `info` (and their nests) must
 /// be known; ScheduleError when a consumer lies outside the attach loop.
 void infer_root_ranges(StageInfo& info, LowerState& state);

@@ -2,6 +2,7 @@
 #include "lower/emit.h"
 
 #include "ir/functor.h"
+#include "lower/prefetch.h"
 #include "support/error.h"
 #include "te/rewrite.h"
 
@@ -162,7 +163,7 @@ class StageEmitter {
       for (const Guard* g : guards)
         if (g->level == l) here.push_back(g);
       body = guarded(here, std::move(body));
-      if (attach) body = with_attached(l, std::move(body));
+      if (attach) body = with_prefetches(info_, l, with_attached(l, std::move(body)), state_);
       const schedule::Loop& loop = *stage_.find_loop(stage_.leaves[l]);
       body = ir::make_For(info_.nest.leaf_vars[l], ir::make_int(0), info_.nest.leaf_extents[l],
                           loop.for_kind, std::move(body));

@@ -8,7 +8,8 @@
 //   }
 // so the initialisation is right wherever data-parallel loops were reordered. Guards sit
 // at the innermost loop whose variable they use (the initialisation gets those without
-// reduction variables).
+// reduction variables). A loop's prefetches (lower/prefetch.h) go into its body last,
+// once the attached stages are in it.
 #pragma once
 
 #include <vector>

@@ -7,6 +7,13 @@
 #include "support/error.h"
 
 namespace tessel::ops {
+namespace {
+
+/// Packed right operands of at least this size are prefetched by default: the L2 cache of
+/// a core holds 1-2 MiB, so larger ones are read from memory on every run.
+constexpr int64_t kPrefetchMinBytes = int64_t{1} << 20;
+
+}  // namespace
 
 te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name,
                   int64_t panel) {
@@ -107,6 +114,7 @@ TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k) {
   space.knobs.push_back({"unroll_k", values_up_to({1, 2, 4, 8}, k)});
   space.knobs.push_back({"rows_outer", {0, 1}});
   space.knobs.push_back({"pack_rows", {0, 1}});
+  space.knobs.push_back({"prefetch", {0, 1}});
   return space;
 }
 
@@ -118,6 +126,8 @@ MatmulConfig matmul_config(const KnobValues& knobs) {
   config.unroll_k = knobs.get("unroll_k", config.unroll_k);
   config.rows_outer = knobs.get("rows_outer", config.rows_outer) != 0;
   config.pack_rows = knobs.get("pack_rows", config.pack_rows) != 0;
+  int64_t prefetch = knobs.get("prefetch", -1);
+  if (prefetch >= 0) config.prefetch = prefetch != 0;
   return config;
 }
 
@@ -128,6 +138,12 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   // A tile no taller than the product: a matrix-vector product (one row: a recurrent cell's
   // step, a classifier) would otherwise run every tile through the guarded edge path.
   int64_t tile_m = std::min(config.tile_m, *ir::as_const_int(c.shape()[0]));
+  // By default, B is prefetched where it outgrows the L2 cache, so comes from memory, and
+  // has column tiles enough to keep two threads busy without the row tiles.
+  int64_t column_tiles = (*ir::as_const_int(packed.shape()[0]) + tile_n - 1) / tile_n;
+  int64_t packed_bytes = *ir::as_const_int(packed.shape()[0]) *
+                         *ir::as_const_int(packed.shape()[1]) * panel * packed.dtype().bytes();
+  bool prefetch = config.prefetch.value_or(packed_bytes >= kPrefetchMinBytes && column_tiles >= 4);
   te::Tensor acc = s.cache_write(c, "local");
   // A tile of several panels is worked panel by panel: vectors of one panel, the panels
   // unrolled. Returns the loops `loop` became, outer to inner.
@@ -166,6 +182,7 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
     if (config.parallel) s.parallel(c, panel_loop);
     vectorize_panels(c, column);
     s.compute_at(acc, c, panel_loop);
+    if (prefetch) s.prefetch(c, panel_loop, packed);
     auto [ko, ki] = s.split(acc, "k", config.tile_k);
     auto [io, ii] = s.split(acc, "i", tile_m);
     order = {ko, io, ki};
@@ -178,11 +195,16 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
       s.reorder(c, {t.x_outer, t.y_outer, t.x_inner, t.y_inner});
     else
       s.reorder(c, {t.y_outer, t.x_outer, t.x_inner, t.y_inner});
-    std::string tile_loop =
-        config.rows_outer ? s.fuse(c, t.x_outer, t.y_outer) : s.fuse(c, t.y_outer, t.x_outer);
-    if (config.parallel) s.parallel(c, tile_loop);
+    // One parallel loop over all tiles; with prefetch, the outer tile loop is the parallel
+    // one and the inner holds the tile, so that a panel's next one can be prefetched.
+    const std::string& outer = config.rows_outer ? t.x_outer : t.y_outer;
+    const std::string& inner = config.rows_outer ? t.y_outer : t.x_outer;
+    std::string parallel_loop = prefetch ? outer : s.fuse(c, outer, inner);
+    std::string tile_loop = prefetch ? inner : parallel_loop;
+    if (config.parallel) s.parallel(c, parallel_loop);
     vectorize_panels(c, t.y_inner);
     s.compute_at(acc, c, tile_loop);
+    if (prefetch) s.prefetch(c, t.y_outer, packed);
     order = {"k"};
   }
   std::string unrolled_k;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ops/knobs.h"
@@ -30,13 +31,19 @@ struct MatmulConfig {
   int64_t unroll_k = 1;     ///< reduction steps unrolled inside a block (1: none)
   bool rows_outer = false;  ///< row tiles outermost (else column panels outermost)
   bool pack_rows = false;   ///< copy A's rows into tiles of tile_m interleaved first
+  /// Prefetch each column tile's packed B while the tile before it runs (the tile loops
+  /// then stay unfused, the outer one parallel), so that the first row tile of a column
+  /// finds its panels cached instead of waiting for memory. Unset: where packed B takes
+  /// 1 MiB or more and has 4 column tiles or more.
+  std::optional<bool> prefetch;
   bool parallel = true;     ///< run tiles across threads
 };
 
 /// A register-tile height fitted to the host's vector registers.
 MatmulConfig default_matmul_config();
 
-/// The matmul template: knobs tile_m, tile_n, tile_k, unroll_k, rows_outer, pack_rows for a
+/// The matmul template: knobs tile_m, tile_n, tile_k, unroll_k, rows_outer, pack_rows,
+/// prefetch for a
 /// product of `rows` x `k` by `k` x `columns`, sized to the target's vector registers.
 TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k);
 /// default_matmul_config() with the knobs chosen in `knobs`.

@@ -132,6 +132,11 @@ const std::map<std::string, Primitive>& primitives() {
       {"unroll",
        {{"stage", "loop"},
         [](Schedule& s, const StepArgs& a) { s.unroll(a.str("stage"), a.str("loop")); }}},
+      {"prefetch",
+       {{"stage", "loop", "tensor"},
+        [](Schedule& s, const StepArgs& a) {
+          s.prefetch(a.str("stage"), a.str("loop"), s.tensor(a.str("tensor")));
+        }}},
       {"compute_at",
        {{"stage", "target", "loop"},
         [](Schedule& s, const StepArgs& a) {

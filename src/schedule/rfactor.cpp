@@ -33,6 +33,10 @@ void check_data_parallel_untouched(const Stage& s, const std::string& loop) {
       throw ScheduleError(
           s.name, loop,
           "rfactor: data-parallel loop '" + l.name + "' is annotated; apply rfactor first");
+  if (!s.prefetches.empty())
+    throw ScheduleError(s.name, loop,
+                        "rfactor: loop '" + s.prefetches[0].loop + "' prefetches '" +
+                            s.prefetches[0].tensor + "'; apply rfactor first");
 }
 
 /// Fresh copies of the data-parallel axes of `op`.

@@ -125,6 +125,11 @@ void Schedule::check_transformable(const Stage& stage, const std::string& loop,
         stage.name, loop,
         detail::concat(primitive, ": the loop is annotated ", ir::for_kind_name(kind),
                        "; transform the loop before annotating it"));
+  for (const Prefetch& p : stage.prefetches)
+    if (p.loop == loop)
+      throw ScheduleError(stage.name, loop,
+                          detail::concat(primitive, ": the loop prefetches '", p.tensor,
+                                         "'; transform the loop before prefetch"));
   for (const Stage& s : stages_)
     if (s.attach == AttachKind::At && s.attach_stage == stage.name && s.attach_loop == loop)
       throw ScheduleError(stage.name, loop,
@@ -298,6 +303,30 @@ void Schedule::vectorize(const StageRef& stage, std::string loop) {
 }
 void Schedule::unroll(const StageRef& stage, std::string loop) {
   annotate(stage, loop, ir::ForKind::Unrolled, "unroll");
+}
+
+void Schedule::prefetch(const StageRef& ref, std::string loop, const te::Tensor& tensor) {
+  Stage& s = compute_stage(ref, "prefetch");
+  check_leaf(s, loop);
+  if (s.find_loop(loop)->for_kind == ir::ForKind::Vectorized)
+    throw ScheduleError(s.name, loop, "prefetch: the loop is vectorized");
+  if (!tensor.defined() || !stage_of(tensor.op().get()))
+    throw ScheduleError(s.name, loop, "prefetch: the tensor is not a tensor of the schedule");
+  const Stage& data = *stage_of(tensor.op().get());
+  if (&data == &s)
+    throw ScheduleError(s.name, loop, "prefetch: a stage cannot prefetch its own output");
+  if (!data.is_placeholder() && data.attach != AttachKind::Root)
+    throw ScheduleError(s.name, loop,
+                        detail::concat("prefetch: '", tensor.name(),
+                                       "' is not computed at the root; only function arguments "
+                                       "and stages computed at the root can be prefetched"));
+  for (const Prefetch& p : s.prefetches)
+    if (p.loop == loop && p.tensor == tensor.name())
+      throw ScheduleError(s.name, loop,
+                          detail::concat("prefetch: the loop prefetches '", tensor.name(),
+                                         "' already"));
+  s.prefetches.push_back({loop, tensor.name()});
+  record("prefetch", {{"stage", s.name}, {"loop", loop}, {"tensor", tensor.name()}});
 }
 
 }  // namespace tessel::schedule

@@ -10,6 +10,7 @@
 //   tile           stage, x, y, x_factor, y_factor
 //   fuse           stage, outer, inner            reorder       stage, loops
 //   parallel / vectorize / unroll                 stage, loop
+//   prefetch       stage, loop, tensor
 //   compute_at     stage, target, loop            compute_inline / compute_root  stage
 //   cache_read     tensor, scope, readers[, layout]
 //   cache_write    tensor, scope[, layout]        rfactor       tensor, loop, factor_axis
@@ -85,6 +86,16 @@ class Schedule {
   void parallel(const StageRef& stage, std::string loop);
   void vectorize(const StageRef& stage, std::string loop);
   void unroll(const StageRef& stage, std::string loop);
+  /// In each iteration of leaf `loop` of `stage`, prefetches into the L2 cache what the next
+  /// iteration will read of `tensor` (a function argument or a stage computed at the root,
+  /// read inside the loop by the stage or by stages computed at its inner loops), one cache
+  /// line at a time spread evenly over the iterations of the serial loops inside: a kernel
+  /// that sweeps a panel of weights many times then finds the next panel cached where it
+  /// would otherwise wait for memory on its first sweep. The span between the first and
+  /// the last element read is fetched. Results do not change. Not on a vectorized loop;
+  /// the loop can no longer be split or fused. That something inside reads `tensor` is
+  /// checked by lower() (ScheduleError otherwise).
+  void prefetch(const StageRef& stage, std::string loop, const te::Tensor& tensor);
 
   // ---- where stages are computed ----
   /// Computes `stage`, over the region its consumers need, inside leaf `loop` of `target`,

@@ -25,7 +25,7 @@ int Stage::leaf_position(const std::string& loop) const {
 }
 
 bool Stage::is_transformed() const {
-  if (!relations.empty() || leaves != roots) return true;
+  if (!relations.empty() || leaves != roots || !prefetches.empty()) return true;
   return std::any_of(loops.begin(), loops.end(),
                      [](const Loop& l) { return l.for_kind != ir::ForKind::Serial; });
 }

@@ -37,6 +37,13 @@ struct LoopRelation {
 
 enum class AttachKind : uint8_t { Root, Inline, At };
 
+/// A prefetch (Schedule::prefetch): in each iteration of leaf `loop`, what the next
+/// iteration reads of tensor `tensor`, spread over the iterations inside.
+struct Prefetch {
+  std::string loop;
+  std::string tensor;
+};
+
 /// How one operation is computed.
 struct Stage {
   std::string name;
@@ -54,13 +61,15 @@ struct Stage {
   AttachKind attach = AttachKind::Root;
   /// For AttachKind::At: the consumer stage and its leaf loop.
   std::string attach_stage, attach_loop;
+  std::vector<Prefetch> prefetches;
 
   bool is_placeholder() const { return op->is_placeholder(); }
   const Loop* find_loop(const std::string& loop) const;
   Loop* find_loop(const std::string& loop);
   /// Position of `loop` among the leaves, or -1.
   int leaf_position(const std::string& loop) const;
-  /// Whether loops were split, fused, reordered or annotated since the stage was made.
+  /// Whether loops were split, fused, reordered, annotated or given prefetches since the
+  /// stage was made.
   bool is_transformed() const;
 };
 

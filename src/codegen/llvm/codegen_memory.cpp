@@ -225,6 +225,15 @@ void FunctionCodeGen::emit_store(const StoreNode* op) {
   annotate(builder_.CreateMaskedScatter(value, addresses, align), info);
 }
 
+void FunctionCodeGen::emit_prefetch(const PrefetchNode* op) {
+  const BufferInfo& info = buffer_info(op->buffer);
+  llvm::Value* address = element_address(info, memory_type(op->buffer->dtype.element()), op->offset);
+  // Arguments: address, read (0), temporal locality 2 (L2 and outwards: prefetcht1 on
+  // x86-64), data cache (1).
+  builder_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                           {address, builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
+}
+
 void FunctionCodeGen::emit_allocate(const AllocateNode* op) {
   const Buffer& buffer = op->buffer;
   llvm::Type* element = memory_type(buffer->dtype.element());

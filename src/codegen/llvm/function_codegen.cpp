@@ -196,6 +196,8 @@ void FunctionCodeGen::emit(const Stmt& s) {
     case StmtKind::Evaluate:
       emit(s.as<EvaluateNode>()->value);  // pure: kept only for its (absent) effects
       return;
+    case StmtKind::Prefetch:
+      return emit_prefetch(s.as<PrefetchNode>());
   }
   TESSEL_INTERNAL_ERROR("unknown statement kind ", static_cast<int>(s.kind()));
 }

@@ -118,6 +118,8 @@ class FunctionCodeGen {
   /// A vector load lane by lane.
   llvm::Value* emit_gather(const ir::LoadNode* op, const BufferInfo& info, const ir::Expr& index);
   void emit_store(const ir::StoreNode* op);
+  /// llvm.prefetch of the element's cache line for reading, into the L2 cache.
+  void emit_prefetch(const ir::PrefetchNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void make_alias_scopes();
 

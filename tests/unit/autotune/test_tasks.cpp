@@ -196,12 +196,13 @@ TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
   for (uint64_t i = 0; i < task.space.size(); ++i) {
     Point p = task.space.point_at(i);
     int64_t tile_m = task.space.value(p, "tile_m"), unroll_k = task.space.value(p, "unroll_k");
-    if ((tile_m == 3 || tile_m == 8) && (unroll_k == 1 || unroll_k == 4) &&
-        task.space.value(p, "rows_outer") == 0)
+    int64_t prefetch = task.space.value(p, "prefetch");
+    if (((tile_m == 3 && prefetch == 0) || (tile_m == 8 && prefetch == 1)) &&
+        (unroll_k == 1 || unroll_k == 4) && task.space.value(p, "rows_outer") == 0)
       points.push_back(p);
   }
-  // tile_n in {1, 2}, tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights, two
-  // unroll depths.
+  // tile_n in {1, 2}, tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights (the
+  // taller one prefetching B's next column tile), two unroll depths.
   ASSERT_EQ(points.size(), 48u);
   testing::expect_match_default(task, points);
 }

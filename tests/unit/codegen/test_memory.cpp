@@ -49,6 +49,25 @@ TEST(CodegenAllocate, SmallGlobalBuffersLiveOnTheStack) {
   EXPECT_NE(large.find("tessel_workspace_free"), std::string::npos);
 }
 
+TEST(CodegenPrefetch, BecomesAnL2PrefetchAndChangesNoResult) {
+  // C[i] = A[i] + 1, each iteration prefetching the line 16 floats ahead (clamped inside A).
+  const int64_t n = 40;
+  Buffer A = buffer("A", f32, n), C = buffer("C", f32, n);
+  Var i("i");
+  Stmt body = make_Seq({make_Prefetch(A, min(i + Expr(int64_t{16}), Expr(n - 1))),
+                        store(C, i, load(A, i) + 1.0f)});
+  PrimFunc f{"shifted", {A, C}, loop(i, n, body)};
+  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  // Read (0), locality 2 (prefetcht1 on x86-64: into L2), data (1).
+  EXPECT_NE(ir.find("call void @llvm.prefetch.p0(ptr"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("i32 0, i32 2, i32 1)"), std::string::npos) << ir;
+  std::vector<float> a(n);
+  for (int k = 0; k < n; ++k) a[k] = k * 0.5f - 3;
+  auto ta = array(a, f32), tc = array(std::vector<float>(n), f32);
+  ASSERT_EQ(run(f, {&ta, &tc}), 0);
+  for (int k = 0; k < n; ++k) EXPECT_EQ(values<float>(tc)[k], a[k] + 1.0f);
+}
+
 TEST(CodegenAllocate, LocalTileInsideLoopsAndVectorAccess) {
   // A 16-float local tile per row, filled with vector stores and reduced with scalar loads.
   const int64_t rows = 6, cols = 16;

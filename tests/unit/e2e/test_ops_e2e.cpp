@@ -38,21 +38,43 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
   te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
   for (int64_t tile_m : {1, 3, 4}) {
     for (int64_t tile_n : {8, 16}) {
-      te::Tensor c = ops::matmul(a, b, "C", tile_n);
-      schedule::Schedule s({c});
-      ops::MatmulConfig config;
-      config.tile_m = tile_m;
-      config.tile_k = k > 4 ? 4 : 0;
-      ops::schedule_matmul_cpu(s, c, config);
-      driver::Kernel kernel = driver::build(s, {a, b, c}, "matmul");
-      std::vector<Floats> bufs = {ops::reference::random_values(m * k, 11),
-                                  ops::reference::random_values(k * n, 12), Floats(m * n, -7.0f)};
-      kernel.run(pointers(bufs));
-      Floats expected = ops::reference::matmul(bufs[0], bufs[1], m, n, k);
-      EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected, 1e-5, 1e-5), 1.0)
-          << m << "x" << n << "x" << k << " tile " << tile_m << "x" << tile_n;
+      for (bool prefetch : {false, true}) {
+        te::Tensor c = ops::matmul(a, b, "C", tile_n);
+        schedule::Schedule s({c});
+        ops::MatmulConfig config;
+        config.tile_m = tile_m;
+        config.tile_k = k > 4 && tile_m != 3 ? 4 : 0;
+        config.prefetch = prefetch;
+        ops::schedule_matmul_cpu(s, c, config);
+        driver::Kernel kernel = driver::build(s, {a, b, c}, "matmul");
+        std::vector<Floats> bufs = {ops::reference::random_values(m * k, 11),
+                                    ops::reference::random_values(k * n, 12),
+                                    Floats(m * n, -7.0f)};
+        kernel.run(pointers(bufs));
+        Floats expected = ops::reference::matmul(bufs[0], bufs[1], m, n, k);
+        EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected, 1e-5, 1e-5), 1.0)
+            << m << "x" << n << "x" << k << " tile " << tile_m << "x" << tile_n << " k block "
+            << config.tile_k << (prefetch ? ", prefetching" : "");
+      }
     }
   }
+}
+
+TEST(MatmulSchedule, PrefetchesRightOperandsOfAMebibyteOrMoreByDefault) {
+  auto prefetches = [](int64_t m, int64_t n, int64_t k) {
+    te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
+    te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
+    te::Tensor c = ops::matmul(a, b, "C");
+    schedule::Schedule s({c});
+    ops::schedule_matmul_cpu(s, c, ops::default_matmul_config());
+    int count = 0;
+    for (const schedule::Stage& stage : s.stages()) count += static_cast<int>(stage.prefetches.size());
+    return count;
+  };
+  EXPECT_EQ(prefetches(128, 768, 768), 1);  // 2.25 MiB, BERT's attention output
+  EXPECT_EQ(prefetches(1, 4096, 1024), 1);  // 16 MiB, a recurrent step
+  EXPECT_EQ(prefetches(128, 256, 768), 0);  // 0.75 MiB: stays cached
+  EXPECT_EQ(prefetches(128, 48, 8192), 0);  // 1.5-2 MiB in too few column tiles
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatmulE2E,
