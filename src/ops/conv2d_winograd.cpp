@@ -255,6 +255,7 @@ TuningSpace conv2d_winograd_tuning_space(int64_t tiles, int64_t blocks, int64_t 
   space.knobs.push_back({"tile_p", tile_p});
   space.knobs.push_back({"tile_kb", values_up_to({1, 2, 4}, std::min(blocks, widest))});
   if (in_block > 1) space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
+  space.knobs.push_back({"prefetch", {0, 1}});
   return space;
 }
 
@@ -263,6 +264,8 @@ Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs) {
   config.tile_p = knobs.get("tile_p", config.tile_p);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
+  int64_t prefetch = knobs.get("prefetch", -1);
+  if (prefetch >= 0) config.prefetch = prefetch != 0;
   return config;
 }
 
@@ -311,7 +314,11 @@ void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
   } else {
     s.reorder(gemm, {loops[0], loops[1], kb_outer, po, pi, loops[4]});
   }
-  s.parallel(gemm, s.fuse(gemm, s.fuse(gemm, loops[0], loops[1]), kb_outer));
+  std::string points = s.fuse(gemm, s.fuse(gemm, loops[0], loops[1]), kb_outer);
+  s.parallel(gemm, points);
+  int64_t weight_bytes = weights.dtype().bytes();
+  for (const ir::Expr& extent : weights.shape()) weight_bytes *= *ir::as_const_int(extent);
+  if (config.prefetch.value_or(weight_bytes >= kPrefetchMinBytes)) s.prefetch(gemm, points, weights);
   s.unroll(gemm, pi);
   s.vectorize(gemm, loops[4]);
   s.compute_at(acc, gemm, po);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct Conv2dWinogradConfig {
   int64_t tile_p = 0;   ///< tiles per register tile of the products (0: fitted)
   int64_t tile_kb = 0;  ///< blocks of output channels per register tile (0: fitted)
   int64_t unroll_ci = 1;  ///< channels of an input block unrolled in the products
+  /// Each iteration of the products' parallel loop (a point and a tile of output blocks)
+  /// prefetches the transformed weights of the next one (Schedule::prefetch). Unset: where
+  /// the transformed weights take 1 MiB or more.
+  std::optional<bool> prefetch;
 };
 
 /// The Winograd template ("conv2d_nchwc_winograd") for `tiles` tiles and `blocks` output

@@ -7,13 +7,6 @@
 #include "support/error.h"
 
 namespace tessel::ops {
-namespace {
-
-/// Packed right operands of at least this size are prefetched by default: the L2 cache of
-/// a core holds 1-2 MiB, so larger ones are read from memory on every run.
-constexpr int64_t kPrefetchMinBytes = int64_t{1} << 20;
-
-}  // namespace
 
 te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name,
                   int64_t panel) {
@@ -138,8 +131,9 @@ void schedule_matmul_cpu(schedule::Schedule& s, const te::Tensor& c, const Matmu
   // A tile no taller than the product: a matrix-vector product (one row: a recurrent cell's
   // step, a classifier) would otherwise run every tile through the guarded edge path.
   int64_t tile_m = std::min(config.tile_m, *ir::as_const_int(c.shape()[0]));
-  // By default, B is prefetched where it outgrows the L2 cache, so comes from memory, and
-  // has column tiles enough to keep two threads busy without the row tiles.
+  // By default, B is prefetched where it outgrows the L2 cache, so comes from memory
+  // (kPrefetchMinBytes), and has column tiles enough to keep two threads busy without the
+  // row tiles.
   int64_t column_tiles = (*ir::as_const_int(packed.shape()[0]) + tile_n - 1) / tile_n;
   int64_t packed_bytes = *ir::as_const_int(packed.shape()[0]) *
                          *ir::as_const_int(packed.shape()[1]) * panel * packed.dtype().bytes();

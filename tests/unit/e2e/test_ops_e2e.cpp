@@ -305,11 +305,13 @@ TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
   Floats expected = ops::reference::conv2d_nchw(data, weight, p.n, p.c, p.hw, p.hw, p.k, 3, 3, 1,
                                                 p.pad);
   Floats expected_blocks = batch_to_blocks(expected, p.n, p.k, out * out, p.block);
-  // The default register tiles, and a narrow one with the channels unrolled.
+  // The default register tiles, and a narrow one with the channels unrolled, prefetching
+  // the next point's transformed weights.
   ops::Conv2dWinogradConfig narrow;
   narrow.tile_p = 3;
   narrow.tile_kb = 1;
   narrow.unroll_ci = 2;
+  narrow.prefetch = true;
   for (const ops::Conv2dWinogradConfig& config : {ops::Conv2dWinogradConfig{}, narrow}) {
     schedule::Schedule s({y});
     ops::schedule_conv2d_winograd_cpu(s, y, {}, config);
