@@ -1204,6 +1204,7 @@ def with_every_output(model):
 # allowed: beyond it the result is ill-conditioned (or undefined) in float32.
 DOMAIN_INPUT = {"Log": (0, 0.01), "Sqrt": (0, 1e-4), "Reciprocal": (0, 0.01), "Div": (1, 0.01),
                 "Pow": (0, 0.01)}
+COMPARISONS = ("Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Equal")
 # Periodic functions amplify the rounding of a large argument (a sum of a thousand terms,
 # rounded in another order, moves cos(x * sum) by 1e-3): their argument stays this small.
 PERIODIC_MAX_ARGUMENT = 32.0
@@ -1236,6 +1237,18 @@ def evaluate(model, feeds):
         if node.op_type in ("Sin", "Cos", "Tan") and \
                 np.abs(values[node.input[0]]).max(initial=0) > PERIODIC_MAX_ARGUMENT:
             raise Rejected(f"{node.op_type} {node.name} of a large argument")
+    # A computed sum compared with a threshold (an If's condition) flips with the sum's
+    # rounding when it lies near the threshold (a sum of normalised values, zero in exact
+    # arithmetic): it must stay a thousandth of the summed magnitudes away.
+    producers = {out: node for node in model.graph.node for out in node.output}
+    for node in model.graph.node:
+        source = producers.get(node.input[0]) if node.op_type in COMPARISONS else None
+        if source is None or source.op_type != "ReduceSum":
+            continue
+        gap = np.abs(values[node.input[0]].astype(np.float64) - values[node.input[1]])
+        scale = np.abs(values[source.input[0]].astype(np.float64)).sum()
+        if gap.min(initial=np.inf) < 1e-3 * scale + ATOL:
+            raise Rejected(f"{node.op_type} {node.name} compares a sum near its threshold")
     for name, array in expected.items():
         reference = values[name]
         if array.shape != reference.shape or not np.allclose(
