@@ -239,6 +239,11 @@ def _calibrate_batch_norms(model, make_input):
         norm.momentum = 0.1
 
 
+def example_input(name):
+    """A fresh example input of `name` (random, from the global generator): one sample."""
+    return MODELS[name][1]()
+
+
 def build(name):
     """Returns (model in eval mode, example input) for a model name, deterministically."""
     if name not in MODELS:

@@ -10,6 +10,7 @@
 #include "codegen/llvm/jit.h"
 #include "codegen/llvm/target.h"
 #include "compiler/plan_builder.h"
+#include "compiler/symbolic_batch.h"
 #include "driver/export_model.h"
 #include "passes/specialize_inputs.h"
 
@@ -29,12 +30,13 @@ TargetLanesScope::TargetLanesScope(const std::string& target) {
 
 TargetLanesScope::~TargetLanesScope() = default;
 
-CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options) {
+CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options,
+                            const SymbolicBatch* batch) {
   TargetLanesScope lanes(options.build.target);
   CompiledModel model;
   model.plan.name = graph.name;
   model.plan.num_threads = options.num_threads;
-  PlanBuilder(model, options).build(graph);
+  PlanBuilder(model, options, batch).build(graph);
   return model;
 }
 
@@ -57,10 +59,26 @@ CompiledModel compile_model(const graph::Graph& graph,
                             const std::vector<graph::TensorType>& input_types,
                             const std::vector<const runtime::NDArray*>& input_values,
                             const CompileOptions& options) {
-  std::shared_ptr<const graph::Graph> optimised =
-      optimize_graph(graph, input_types, input_values, options);
-  CompiledModel model = compile_graph(*optimised, options);
-  model.graph = std::move(optimised);
+  std::string symbol = batch_symbol_of(graph, input_types);
+  if (symbol.empty()) {
+    std::shared_ptr<const graph::Graph> optimised =
+        optimize_graph(graph, input_types, input_values, options);
+    CompiledModel model = compile_graph(*optimised, options);
+    model.graph = std::move(optimised);
+    return model;
+  }
+  // One sample's graph, and two samples' to see which values carry the batch.
+  std::shared_ptr<const graph::Graph> one =
+      optimize_graph(graph, at_batch(input_types, 1), input_values, options);
+  CompileOptions quiet = options;
+  quiet.progress = nullptr;
+  quiet.pipeline.print_after_each = nullptr;
+  quiet.pipeline.timing = nullptr;
+  std::shared_ptr<const graph::Graph> two =
+      optimize_graph(graph, at_batch(input_types, 2), input_values, quiet);
+  SymbolicBatch batch = find_batched_values(*one, *two, symbol);
+  CompiledModel model = compile_graph(*one, options, &batch);
+  model.graph = std::move(one);
   return model;
 }
 
@@ -92,10 +110,13 @@ std::string describe_memory(const runtime::ModelPlan& plan) {
   double mib = 1024.0 * 1024.0;
   text.setf(std::ios::fixed);
   text.precision(2);
-  text << "activation arena " << plan.arena_bytes / mib << " MiB (planned peak), sum of "
-       << "intermediates " << plan.intermediate_bytes / mib << " MiB";
-  if (plan.intermediate_bytes > 0)
-    text << " (" << 100.0 * plan.arena_bytes / plan.intermediate_bytes << " %)";
+  int64_t arena = plan.arena_bytes + plan.batch_arena_bytes;
+  text << "activation arena " << arena / mib << " MiB (planned peak";
+  if (!plan.batch_symbol.empty())
+    text << "; " << plan.batch_arena_bytes / mib << " MiB of it per sample of batch '"
+         << plan.batch_symbol << "'";
+  text << "), sum of intermediates " << plan.intermediate_bytes / mib << " MiB";
+  if (plan.intermediate_bytes > 0) text << " (" << 100.0 * arena / plan.intermediate_bytes << " %)";
   text << ", weights " << plan.weights_bytes / mib << " MiB";
   return text.str();
 }

@@ -96,9 +96,13 @@ struct CompiledBody {
 /// takes, as it compiles them (task extraction reads their kernels).
 std::vector<CompiledBody> compiled_bodies(const graph::Node& node, const CompileOptions& options);
 
+struct SymbolicBatch;
+
 /// Fuses, builds and lowers the kernels and plans the memory of `graph`, which must be
-/// typed with static shapes and have its constants folded (passes::default_pipeline).
-CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options = {});
+/// typed with static shapes and have its constants folded (passes::default_pipeline). With
+/// `batch` (see symbolic_batch.h), `graph` is one sample's and the plan runs any batch.
+CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options = {},
+                            const SymbolicBatch* batch = nullptr);
 
 /// The graph specialised to `input_types` (inputs with a value in `input_values` become
 /// constants), then the graph passes (passes::default_pipeline): what compile_graph takes.
@@ -109,7 +113,9 @@ std::shared_ptr<const graph::Graph> optimize_graph(
 
 /// The whole flow for one model: the graph specialised to `input_types` (inputs with a
 /// value in `input_values` become constants), the graph passes (passes::default_pipeline),
-/// then compile_graph.
+/// then compile_graph. An input type whose leading dimension is a symbol ("N") gives a
+/// model for any batch size (symbolic_batch.h); CompileError naming the node or value
+/// when the model does not compute its samples apart.
 CompiledModel compile_model(const graph::Graph& graph,
                             const std::vector<graph::TensorType>& input_types,
                             const std::vector<const runtime::NDArray*>& input_values = {},

@@ -20,8 +20,10 @@ runtime::Model through_library(const CompiledModel& model, const driver::BuildOp
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(const graph::Graph& graph, CompileOptions options, Backend backend)
-    : graph_(graph), options_(std::move(options)), backend_(backend) {
+GraphExecutor::GraphExecutor(const graph::Graph& graph, CompileOptions options, Backend backend,
+                             bool symbolic_batch)
+    : graph_(graph), options_(std::move(options)), backend_(backend),
+      symbolic_batch_(symbolic_batch) {
   graph::verify(graph_);
   value_dependent_ = executor::value_dependent_inputs(graph_);
 }
@@ -32,15 +34,30 @@ GraphExecutor::Compiled& GraphExecutor::compiled_for(
     const std::vector<const runtime::NDArray*>& inputs) {
   const auto& graph_inputs = graph_.inputs();
   std::string key = executor::compilation_key(graph_, value_dependent_, inputs);
+  std::vector<graph::TensorType> types;
+  std::vector<const runtime::NDArray*> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    types.push_back(
+        graph::TensorType::of(graph::to_data_type(inputs[i]->dtype()), inputs[i]->shape()));
+    values.push_back(value_dependent_[i] ? inputs[i] : nullptr);
+    const graph::TensorType& declared = graph_inputs[i]->type;
+    if (symbolic_batch_ && !value_dependent_[i] && declared.rank() > 0 &&
+        !declared.dims[0].symbol.empty())
+      types.back().dims[0] = declared.dims[0];
+  }
+  // With a symbolic batch, the key is the types with their symbols (and the values the
+  // compilation takes): one model serves every batch size.
+  if (symbolic_batch_) {
+    key.clear();
+    for (size_t i = 0; i < types.size(); ++i) {
+      key += types[i].to_string() + "|";
+      if (values[i])
+        key.append(static_cast<const char*>(values[i]->data()),
+                   static_cast<size_t>(values[i]->nbytes()));
+    }
+  }
   auto& compiled = compiled_[key];
   if (!compiled) {
-    std::vector<graph::TensorType> types;
-    std::vector<const runtime::NDArray*> values;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      types.push_back(
-          graph::TensorType::of(graph::to_data_type(inputs[i]->dtype()), inputs[i]->shape()));
-      values.push_back(value_dependent_[i] ? inputs[i] : nullptr);
-    }
     CompiledModel model = compile_model(graph_, types, values, options_);
     auto result = std::make_unique<Compiled>();
     result->stats = model.stats;

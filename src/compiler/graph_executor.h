@@ -5,7 +5,9 @@
 // compile_model -- passes, fusion, memory plan -- and JIT-compiled into a runtime::Model;
 // the models are cached by that key, so a model with static shapes compiles once. With the
 // SharedLibrary backend each model goes through a compiled model library instead, exactly
-// as `tessel compile` writes it and an application loads it.
+// as `tessel compile` writes it and an application loads it. With `symbolic_batch`, inputs
+// whose declared leading dimension is a symbol keep it: one model (symbolic_batch.h) serves
+// every batch size.
 #pragma once
 
 #include <map>
@@ -29,7 +31,7 @@ class GraphExecutor {
  public:
   /// Prepares `graph` (kept by reference: it must outlive the executor). Verifies it.
   explicit GraphExecutor(const graph::Graph& graph, CompileOptions options = {},
-                         Backend backend = Backend::Jit);
+                         Backend backend = Backend::Jit, bool symbolic_batch = false);
   ~GraphExecutor();
 
   /// Runs the graph on `inputs` (one per graph input, in order); returns one array per graph
@@ -44,6 +46,8 @@ class GraphExecutor {
   runtime::Model* last_model() const { return last_ ? last_->model.get() : nullptr; }
   /// Statistics of that compilation.
   const CompileStats* last_stats() const { return last_ ? &last_->stats : nullptr; }
+  /// How many models the executor compiled.
+  size_t compilations() const { return compiled_.size(); }
 
   /// Graph inputs whose values (not only shapes) the compilation needs.
   const std::vector<bool>& value_dependent_inputs() const { return value_dependent_; }
@@ -60,6 +64,7 @@ class GraphExecutor {
   const graph::Graph& graph_;
   CompileOptions options_;
   Backend backend_;
+  bool symbolic_batch_;
   std::vector<bool> value_dependent_;
   std::map<std::string, std::unique_ptr<Compiled>> compiled_;
   Compiled* last_ = nullptr;

@@ -30,9 +30,14 @@ std::string kernel_name(size_t index, const std::string& label) {
 
 }  // namespace
 
+bool TensorTable::is_batched(const graph::Value& value) const {
+  return batch_ && batch_->batched.count(&value) > 0;
+}
+
 void TensorTable::add_model_inputs(const graph::Graph& graph) {
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
-    int id = add(graph.inputs()[i]->name, graph.inputs()[i]->type, runtime::Storage::Input);
+    const graph::Value& input = *graph.inputs()[i];
+    int id = add(input.name, input.type, runtime::Storage::Input, is_batched(input));
     plan_.tensors[id].offset = static_cast<int64_t>(i);
     plan_.inputs.push_back(id);
     ids_[graph.inputs()[i]] = id;
@@ -53,7 +58,7 @@ int TensorTable::of(const graph::Value& value) {
   } else {
     TESSEL_ICHECK(value.producer, "value '", value.name,
                   "' is neither a graph input, a constant nor computed by a node");
-    id = add(value.name, value.type, runtime::Storage::Arena);
+    id = add(value.name, value.type, runtime::Storage::Arena, is_batched(value));
   }
   ids_[&value] = id;
   return id;
@@ -64,8 +69,8 @@ int TensorTable::find(const graph::Value& value) const {
   return found == ids_.end() ? -1 : found->second;
 }
 
-int TensorTable::arena(const std::string& name, const graph::TensorType& type) {
-  return add(name, type, runtime::Storage::Arena);
+int TensorTable::arena(const std::string& name, const graph::TensorType& type, bool batched) {
+  return add(name, type, runtime::Storage::Arena, batched);
 }
 
 int TensorTable::constant(const std::string& name, std::shared_ptr<const runtime::NDArray> data) {
@@ -84,7 +89,7 @@ std::shared_ptr<runtime::NDArray> TensorTable::weights() const {
 }
 
 int TensorTable::add(const std::string& name, const graph::TensorType& type,
-                     runtime::Storage storage) {
+                     runtime::Storage storage, bool batched) {
   TESSEL_ICHECK(type.has_static_shape(), "value '", name, "' has no static type ",
                 type.to_string());
   runtime::PlanTensor tensor;
@@ -92,6 +97,7 @@ int TensorTable::add(const std::string& name, const graph::TensorType& type,
   tensor.dtype = graph::to_runtime_dtype(type.dtype);
   tensor.shape = type.shape();
   tensor.storage = storage;
+  tensor.batched = batched;
   plan_.tensors.push_back(std::move(tensor));
   return static_cast<int>(plan_.tensors.size() - 1);
 }
@@ -109,10 +115,12 @@ int TensorTable::add_weight(const std::string& name, const graph::TensorType& ty
   return id;
 }
 
-PlanBuilder::PlanBuilder(CompiledModel& model, const CompileOptions& options)
-    : model_(model), options_(options), table_(model.plan) {}
+PlanBuilder::PlanBuilder(CompiledModel& model, const CompileOptions& options,
+                         const SymbolicBatch* batch)
+    : model_(model), options_(options), batch_(batch), table_(model.plan, batch) {}
 
 void PlanBuilder::build(const graph::Graph& graph) {
+  if (batch_) model_.plan.batch_symbol = batch_->symbol;
   table_.add_model_inputs(graph);
   emit_graph(graph);
   for (const graph::Value* out : graph.outputs()) model_.plan.outputs.push_back(table_.of(*out));
@@ -123,7 +131,9 @@ void PlanBuilder::build(const graph::Graph& graph) {
 
 void PlanBuilder::emit_graph(const graph::Graph& graph) {
   std::vector<FusedGroup> groups = fuse_operators(graph, options_.fusion);
-  ConcatViews views = plan_concat_views(groups, kAlignment);
+  // Views into a batched buffer would need their own strides per sample: with a symbolic
+  // batch, concatenations copy.
+  ConcatViews views = batch_ ? ConcatViews{} : plan_concat_views(groups, kAlignment);
   for (const auto& slice : views.slices) slices_.push_back(slice);
   model_.stats.nodes += graph.nodes().size();
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -148,11 +158,14 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
         kernel.arg_values[k] && kernel.output_types[k - kernel.num_inputs].num_elements() > 0;
   runtime::PlanStep step;
   step.label = group.label();
+  // A launch touching a batched value runs per sample: its scratch outputs are per sample.
+  bool batched = false;
+  for (const graph::Value* value : kernel.arg_values) batched |= value && table_.is_batched(*value);
   for (size_t a = 0; a < kernel.arg_values.size(); ++a) {
     const graph::Value* value = kernel.arg_values[a];
     step.args.push_back(value ? table_.of(*value)
                               : table_.arena("scratch" + std::to_string(model_.plan.tensors.size()),
-                                             kernel.output_types[a - kernel.num_inputs]));
+                                             kernel.output_types[a - kernel.num_inputs], batched));
   }
   for (auto& value : kernel.folded_values) folded_values_.push_back(std::move(value));
   if (!any_elements) return;  // empty outputs: nothing to compute
@@ -222,37 +235,46 @@ void PlanBuilder::place_activations() {
         last[id] = std::max(last[id], finish);
       }
     }
-  std::vector<int> buffer_of(plan.tensors.size(), -1);
-  std::vector<int> tensor_of_buffer;
-  std::vector<BufferRequest> requests;
-  for (size_t id = 0; id < plan.tensors.size(); ++id) {
-    if (plan.tensors[id].storage != runtime::Storage::Arena || slices[id].buffer >= 0) continue;
-    BufferRequest request;
-    request.bytes = plan.tensors[id].nbytes();
-    request.first_step = std::max(first[id], 0);
-    request.last_step = std::max(last[id], request.first_step);
-    buffer_of[id] = static_cast<int>(requests.size());
-    tensor_of_buffer.push_back(static_cast<int>(id));
-    requests.push_back(request);
+  // Two arenas: the static one, and the batch arena planned for one sample (each batched
+  // tensor's samples a whole number of 64-byte lines apart), which a run scales by its
+  // batch size.
+  model_.stats.in_place = 0;
+  plan.intermediate_bytes = 0;
+  for (bool batched : {false, true}) {
+    std::vector<int> buffer_of(plan.tensors.size(), -1);
+    std::vector<int> tensor_of_buffer;
+    std::vector<BufferRequest> requests;
+    for (size_t id = 0; id < plan.tensors.size(); ++id) {
+      const runtime::PlanTensor& t = plan.tensors[id];
+      if (t.storage != runtime::Storage::Arena || t.batched != batched || slices[id].buffer >= 0)
+        continue;
+      BufferRequest request;
+      request.bytes = batched ? t.sample_stride() : t.nbytes();
+      request.first_step = std::max(first[id], 0);
+      request.last_step = std::max(last[id], request.first_step);
+      buffer_of[id] = static_cast<int>(requests.size());
+      tensor_of_buffer.push_back(static_cast<int>(id));
+      requests.push_back(request);
+    }
+    for (int s = 0; s < end; ++s) {
+      if (in_place_of_step_[s] < 0) continue;
+      // in_place_of_step_ holds the tensor id of the input; a kernel that may run in place
+      // has one output, its last argument. A slice has no buffer of its own to hand over.
+      int input = in_place_of_step_[s];
+      int output = plan.steps[s].args.back();
+      if (buffer_of[input] < 0 || buffer_of[output] < 0) continue;
+      requests[buffer_of[output]].in_place_of = buffer_of[input];
+    }
+    MemoryPlan memory = plan_memory(requests, kAlignment);
+    for (size_t b = 0; b < requests.size(); ++b)
+      plan.tensors[tensor_of_buffer[b]].offset = memory.offsets[b];
+    (batched ? plan.batch_arena_bytes : plan.arena_bytes) = memory.arena_bytes;
+    plan.intermediate_bytes += memory.total_bytes;
+    model_.stats.in_place += memory.in_place;
   }
-  for (int s = 0; s < end; ++s) {
-    if (in_place_of_step_[s] < 0) continue;
-    // in_place_of_step_ holds the tensor id of the input; a kernel that may run in place has
-    // one output, its last argument. A slice has no buffer of its own to hand over.
-    int input = in_place_of_step_[s];
-    int output = plan.steps[s].args.back();
-    if (buffer_of[input] < 0 || buffer_of[output] < 0) continue;
-    requests[buffer_of[output]].in_place_of = buffer_of[input];
-  }
-  MemoryPlan memory = plan_memory(requests, kAlignment);
-  for (size_t b = 0; b < requests.size(); ++b)
-    plan.tensors[tensor_of_buffer[b]].offset = memory.offsets[b];
   for (size_t id = 0; id < plan.tensors.size(); ++id)
     if (slices[id].buffer >= 0)
       plan.tensors[id].offset = plan.tensors[slices[id].buffer].offset + slices[id].byte_offset;
-  plan.arena_bytes = memory.arena_bytes;
-  plan.intermediate_bytes = memory.total_bytes;
-  model_.stats.in_place = memory.in_place;
 }
 
 }  // namespace tessel::compiler

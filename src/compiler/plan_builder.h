@@ -1,7 +1,9 @@
 // PlanBuilder: turns a typed, optimised graph into the steps, tensors and weights of a
 // runtime::ModelPlan, with its kernels.
 //
-// Each fused group becomes one kernel launch (equal groups share a kernel). A control-flow
+// Each fused group becomes one kernel launch (equal groups share a kernel); with a symbolic
+// batch, a launch touching batched tensors runs per sample and its scratch outputs are
+// batched too, and batched tensors live in the batch arena. A control-flow
 // node (If, Loop, Scan) compiles each body as a graph of its own into the same plan, between
 // the copies, jumps and loop tests that run it (control_flow_plan.cpp). Once every step is
 // in, the arena tensors are placed: a tensor lives from the first step touching it to the
@@ -16,16 +18,18 @@
 #include "compiler/compile_model.h"
 #include "compiler/concat_views.h"
 #include "compiler/fold_stages.h"
+#include "compiler/symbolic_batch.h"
 #include "graph/graph.h"
 #include "runtime/model_plan.h"
 
 namespace tessel::compiler {
 
 /// The plan's tensor table: one tensor per graph value that a step or the caller touches,
-/// with its storage; the weights are collected (each constant once).
+/// with its storage; the weights are collected (each constant once). With a symbolic
+/// batch, the tensors of batched values are marked batched.
 class TensorTable {
  public:
-  explicit TensorTable(runtime::ModelPlan& plan) : plan_(plan) {}
+  TensorTable(runtime::ModelPlan& plan, const SymbolicBatch* batch) : plan_(plan), batch_(batch) {}
 
   /// Makes the graph's inputs the model's inputs.
   void add_model_inputs(const graph::Graph& graph);
@@ -35,19 +39,23 @@ class TensorTable {
   int of(const graph::Value& value);
   /// The tensor of `value`, or -1 when nothing uses it.
   int find(const graph::Value& value) const;
-  /// A new arena tensor (a scratch output, a loop's iteration or state).
-  int arena(const std::string& name, const graph::TensorType& type);
+  /// A new arena tensor (a scratch output, a loop's iteration or state), batched or not.
+  int arena(const std::string& name, const graph::TensorType& type, bool batched = false);
+  /// Whether `value` carries the symbolic batch.
+  bool is_batched(const graph::Value& value) const;
   /// A new weight tensor holding `data`.
   int constant(const std::string& name, std::shared_ptr<const runtime::NDArray> data);
   /// The weights blob, 64-byte aligned.
   std::shared_ptr<runtime::NDArray> weights() const;
 
  private:
-  int add(const std::string& name, const graph::TensorType& type, runtime::Storage storage);
+  int add(const std::string& name, const graph::TensorType& type, runtime::Storage storage,
+          bool batched = false);
   int add_weight(const std::string& name, const graph::TensorType& type,
                  std::shared_ptr<const runtime::NDArray> data);
 
   runtime::ModelPlan& plan_;
+  const SymbolicBatch* batch_;
   std::map<const graph::Value*, int> ids_;
   std::map<const runtime::NDArray*, int64_t> weight_offsets_;
   std::vector<std::shared_ptr<const runtime::NDArray>> weights_;
@@ -55,7 +63,8 @@ class TensorTable {
 
 class PlanBuilder {
  public:
-  PlanBuilder(CompiledModel& model, const CompileOptions& options);
+  /// `batch` (kept by the caller; nullptr: static shapes) names the batched values.
+  PlanBuilder(CompiledModel& model, const CompileOptions& options, const SymbolicBatch* batch);
 
   /// Fills the model's plan, kernels and weights from `graph`, the model.
   void build(const graph::Graph& graph);
@@ -101,6 +110,7 @@ class PlanBuilder {
 
   CompiledModel& model_;
   const CompileOptions& options_;
+  const SymbolicBatch* batch_;
   TensorTable table_;
   std::map<std::string, std::string> kernel_of_key_;
   FoldKernelCache fold_cache_;

@@ -1,6 +1,7 @@
 // Attribute constructors and printing.
 #include "graph/attribute.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "graph/graph.h"
@@ -114,6 +115,18 @@ std::string Attribute::to_string() const {
       break;
   }
   return os.str();
+}
+
+bool same_data(const runtime::NDArray* a, const runtime::NDArray* b) {
+  if (!a || !b) return a == b;
+  return a->dtype() == b->dtype() && a->shape() == b->shape() &&
+         std::memcmp(a->data(), b->data(), static_cast<size_t>(a->nbytes())) == 0;
+}
+
+bool same_attribute(const Attribute& a, const Attribute& b) {
+  if (a.kind != b.kind || a.kind == AttrKind::Graph) return false;
+  return a.i == b.i && a.f == b.f && a.s == b.s && a.ints == b.ints && a.floats == b.floats &&
+         a.strings == b.strings && same_data(a.tensor.get(), b.tensor.get());
 }
 
 }  // namespace tessel::graph

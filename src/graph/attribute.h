@@ -44,4 +44,10 @@ struct Attribute {
   std::string to_string() const;
 };
 
+/// Whether two arrays hold the same dtype, shape and bytes (both null counts as the same).
+bool same_data(const runtime::NDArray* a, const runtime::NDArray* b);
+/// Whether two attributes have the same kind and value (tensors compared byte by byte);
+/// bodies (graphs) never compare equal.
+bool same_attribute(const Attribute& a, const Attribute& b);
+
 }  // namespace tessel::graph

@@ -25,6 +25,15 @@ std::string Node::describe() const {
   return label + " (" + (domain.empty() ? "" : domain + ".") + op_type + ")";
 }
 
+bool Node::same_attributes(const Node& other) const {
+  if (attributes.size() != other.attributes.size()) return false;
+  for (const auto& [attr_name, attr] : attributes) {
+    const Attribute* theirs = other.attribute(attr_name);
+    if (!theirs || !same_attribute(attr, *theirs)) return false;
+  }
+  return true;
+}
+
 Value* Graph::add_value(const std::string& value_name, TensorType type) {
   if (value_name.empty()) TESSEL_USER_ERROR("graph '", name, "': a value has an empty name");
   if (by_name_.count(value_name))

@@ -50,6 +50,8 @@ struct Node {
   bool has_body() const;
   /// "node 'name' (Op)" (or "node #k (Op)" when unnamed), for error messages.
   std::string describe() const;
+  /// Whether `other` has the same attributes, each of the same value (same_attribute).
+  bool same_attributes(const Node& other) const;
 };
 
 class Graph {

@@ -19,27 +19,6 @@ bool is_random(const graph::Node& node) {
   return random_ops.count(node.op_type) > 0;
 }
 
-bool same_data(const runtime::NDArray* a, const runtime::NDArray* b) {
-  if (!a || !b) return a == b;
-  return a->dtype() == b->dtype() && a->shape() == b->shape() &&
-         std::memcmp(a->data(), b->data(), static_cast<size_t>(a->nbytes())) == 0;
-}
-
-bool same_attribute(const graph::Attribute& a, const graph::Attribute& b) {
-  if (a.kind != b.kind || a.kind == graph::AttrKind::Graph) return false;
-  return a.i == b.i && a.f == b.f && a.s == b.s && a.ints == b.ints && a.floats == b.floats &&
-         a.strings == b.strings && same_data(a.tensor.get(), b.tensor.get());
-}
-
-bool same_attributes(const graph::Node& a, const graph::Node& b) {
-  if (a.attributes.size() != b.attributes.size()) return false;
-  for (const auto& [name, attr] : a.attributes) {
-    const graph::Attribute* other = b.attribute(name);
-    if (!other || !same_attribute(attr, *other)) return false;
-  }
-  return true;
-}
-
 /// FNV-1a over the bytes of an array.
 uint64_t hash_data(const runtime::NDArray& array) {
   uint64_t h = 1469598103934665603ull;
@@ -81,7 +60,7 @@ graph::Graph eliminate_common_subexpressions(const graph::Graph& graph) {
     auto& bucket = constants[constant_signature(*value)];
     const graph::Value* same = nullptr;
     for (const graph::Value* c : bucket)
-      if (same_data(c->constant.get(), value->constant.get())) same = c;
+      if (graph::same_data(c->constant.get(), value->constant.get())) same = c;
     if (same)
       builder.alias(value.get(), same);
     else
@@ -95,7 +74,7 @@ graph::Graph eliminate_common_subexpressions(const graph::Graph& graph) {
     auto& bucket = computed[node_signature(*node, builder.lookup(node->inputs))];
     const graph::Node* same = nullptr;
     for (const graph::Node* other : bucket)
-      if (same_attributes(*node, *other) && same_output_slots(*node, *other)) same = other;
+      if (node->same_attributes(*other) && same_output_slots(*node, *other)) same = other;
     if (replaceable && same) {
       for (size_t k = 0; k < node->outputs.size(); ++k)
         if (node->outputs[k]) builder.alias(node->outputs[k], same->outputs[k]);

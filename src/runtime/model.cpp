@@ -3,7 +3,9 @@
 #include "runtime/model.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "runtime/error.h"
@@ -19,6 +21,8 @@ struct ModelCode {
   std::shared_ptr<void> keep_alive;
   /// Each step's kernel.
   std::vector<tessel_kernel> kernels;
+  /// Per step: whether it touches a batched tensor, so runs once per sample.
+  std::vector<bool> batched_steps;
 };
 
 namespace {
@@ -44,6 +48,13 @@ const PlanTensor& plan_tensor(const ModelPlan& plan, const std::vector<int32_t>&
 
 bool is_aligned(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % kAllocAlignment == 0;
+}
+
+/// `shape` with its leading extent for `batch` samples when `t` is batched.
+std::vector<int64_t> batch_shape(const PlanTensor& t, int64_t batch) {
+  std::vector<int64_t> shape = t.shape;
+  if (t.batched) shape[0] *= batch;
+  return shape;
 }
 
 /// The size stored in the uint64_t data symbol `name` of `module`.
@@ -79,6 +90,9 @@ std::shared_ptr<const ModelCode> make_code(
   std::map<std::string, tessel_kernel> found;
   for (size_t k = 0; k < plan.steps.size(); ++k) {
     const PlanStep& step = plan.steps[k];
+    bool batched = false;
+    for (int32_t id : step.args) batched |= plan.tensors[static_cast<size_t>(id)].batched;
+    code->batched_steps.push_back(batched);
     if (step.kind != StepKind::Kernel) {
       code->kernels.push_back(nullptr);
       continue;
@@ -104,6 +118,16 @@ std::shared_ptr<const ModelCode> make_code(
 
 void RunContext::FreeBytes::operator()(void* p) const noexcept {
   aligned_free(p);
+}
+
+uint8_t* RunContext::Buffer::reserve(int64_t bytes, const std::string& what) {
+  if (bytes <= capacity) return data.get();
+  data.reset(static_cast<uint8_t*>(aligned_alloc_bytes(bytes)));
+  capacity = data ? bytes : 0;
+  if (!data) throw Error(what + ": cannot allocate " + std::to_string(bytes) + " bytes");
+  // Touched now: first-touch page faults would otherwise land in the run.
+  std::memset(data.get(), 0, static_cast<size_t>(bytes));
+  return data.get();
 }
 
 Model Model::load(const std::string& path) {
@@ -142,9 +166,13 @@ RunContext::RunContext(const Model& model) : code_(model.code_) {
     throw Error("model '" + plan.name + "': cannot allocate an arena of " +
                 std::to_string(plan.arena_bytes) + " bytes");
   std::memset(arena_.get(), 0, static_cast<size_t>(plan.arena_bytes));
+  batch_arena_.reserve(plan.batch_arena_bytes, "model '" + plan.name + "': the batch arena");
   for (const PlanStep& step : plan.steps) step_args_.emplace_back(step.args.size(), nullptr);
   input_data_.assign(plan.inputs.size(), nullptr);
+  input_strides_.assign(plan.inputs.size(), 0);
   staging_.resize(plan.inputs.size());
+  output_staging_.resize(plan.outputs.size());
+  output_staged_.assign(plan.outputs.size(), false);
 }
 
 const ModelPlan& Model::plan() const {
@@ -179,14 +207,54 @@ void* RunContext::tensor_data(int32_t id) const {
       // Kernels take void**; the plan never makes a weight a kernel's output.
       return const_cast<uint8_t*>(code_->weights) + t.offset;
     case Storage::Arena:
-      return arena_.get() + t.offset;
+      return t.batched ? batch_arena_.data.get() + batch_size_ * t.offset : arena_.get() + t.offset;
   }
   return nullptr;
 }
 
+int64_t RunContext::sample_stride(int32_t id) const {
+  const PlanTensor& t = code_->plan.tensors[static_cast<size_t>(id)];
+  if (!t.batched) return 0;
+  return t.storage == Storage::Input ? input_strides_[static_cast<size_t>(t.offset)]
+                                     : t.sample_stride();
+}
+
 const void* RunContext::output_data(size_t i) const {
   plan_tensor(code_->plan, code_->plan.outputs, i, "output");  // checks i
+  if (output_staged_[i]) return output_staging_[i].data.get();
   return tensor_data(code_->plan.outputs[i]);
+}
+
+void RunContext::set_batch_size(int64_t n) {
+  const ModelPlan& plan = code_->plan;
+  if (n < 1 || (plan.batch_symbol.empty() && n != 1))
+    throw Error("model '" + plan.name + "': batch size " + std::to_string(n) + ": " +
+                (plan.batch_symbol.empty() ? "the model was compiled for static shapes (batch 1)"
+                                           : "a batch holds one sample or more"));
+  if (plan.batch_arena_bytes > 0 && n > std::numeric_limits<int64_t>::max() / plan.batch_arena_bytes)
+    throw Error("model '" + plan.name + "': batch size " + std::to_string(n) + " is too large");
+  batch_arena_.reserve(n * plan.batch_arena_bytes,
+                       "model '" + plan.name + "': the batch arena of " + std::to_string(n) +
+                           " samples");
+  batch_size_ = n;
+}
+
+std::vector<int64_t> RunContext::input_shape(size_t i) const {
+  return batch_shape(plan_tensor(code_->plan, code_->plan.inputs, i, "input"), batch_size_);
+}
+
+std::vector<int64_t> RunContext::output_shape(size_t i) const {
+  return batch_shape(plan_tensor(code_->plan, code_->plan.outputs, i, "output"), batch_size_);
+}
+
+int64_t RunContext::input_nbytes(size_t i) const {
+  const PlanTensor& t = plan_tensor(code_->plan, code_->plan.inputs, i, "input");
+  return t.nbytes() * (t.batched ? batch_size_ : 1);
+}
+
+int64_t RunContext::output_nbytes(size_t i) const {
+  const PlanTensor& t = plan_tensor(code_->plan, code_->plan.outputs, i, "output");
+  return t.nbytes() * (t.batched ? batch_size_ : 1);
 }
 
 void Model::check_context(const RunContext& context) const {
@@ -195,38 +263,73 @@ void Model::check_context(const RunContext& context) const {
                 context.code_->plan.name + "')");
 }
 
-void Model::check_inputs(const std::vector<const NDArray*>& inputs) const {
+int64_t Model::check_inputs(const std::vector<const NDArray*>& inputs) const {
   const ModelPlan& plan = code_->plan;
   if (inputs.size() != plan.inputs.size())
     throw Error("model '" + plan.name + "' takes " + std::to_string(plan.inputs.size()) +
                 " inputs, got " + std::to_string(inputs.size()));
+  int64_t batch = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const PlanTensor& t = input(i);
     if (!inputs[i]) throw Error(describe_input(i, t) + " is null");
     if (inputs[i]->dtype() != t.dtype)
       throw Error(describe_input(i, t) + ": expected " + t.dtype.to_string() + ", got " +
                   inputs[i]->dtype().to_string());
-    if (inputs[i]->shape() != t.shape)
+    const std::vector<int64_t>& shape = inputs[i]->shape();
+    if (t.batched && shape.size() == t.shape.size() && !shape.empty() && t.shape[0] > 0 &&
+        shape[0] > 0 && shape[0] % t.shape[0] == 0 &&
+        std::equal(shape.begin() + 1, shape.end(), t.shape.begin() + 1)) {
+      int64_t n = shape[0] / t.shape[0];
+      if (batch && n != batch)
+        throw Error(describe_input(i, t) + " holds " + std::to_string(n) + " samples of '" +
+                    plan.batch_symbol + "', another input " + std::to_string(batch));
+      batch = n;
+      continue;
+    }
+    if (t.batched)
+      throw Error(describe_input(i, t) + ": expected shape " + shape_string(t.shape) +
+                  " with the leading extent times the batch size '" + plan.batch_symbol +
+                  "', got " + shape_string(shape));
+    if (shape != t.shape)
       throw Error(describe_input(i, t) + ": expected shape " + shape_string(t.shape) + ", got " +
-                  shape_string(inputs[i]->shape()));
+                  shape_string(shape));
   }
+  return batch ? batch : 1;
 }
 
 void RunContext::bind_inputs(const void* const* inputs) {
   const ModelPlan& plan = code_->plan;
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    input_data_[i] = inputs[i];
-    if (is_aligned(inputs[i])) continue;
     const PlanTensor& t = plan_tensor(plan, plan.inputs, i, "input");
-    size_t n = static_cast<size_t>(t.nbytes());
-    if (!staging_[i]) {
-      staging_[i].reset(static_cast<uint8_t*>(aligned_alloc_bytes(static_cast<int64_t>(n))));
-      if (!staging_[i])
-        throw Error(describe_input(i, t) + ": cannot allocate an aligned copy of " +
-                    std::to_string(n) + " bytes");
-    }
-    std::memcpy(staging_[i].get(), inputs[i], n);
-    input_data_[i] = staging_[i].get();
+    int64_t bytes = t.nbytes();
+    input_data_[i] = inputs[i];
+    input_strides_[i] = t.batched ? bytes : 0;
+    // Kernels take aligned arguments: every sample of a batched input must start aligned.
+    bool samples_aligned = !t.batched || batch_size_ == 1 || bytes % kAllocAlignment == 0;
+    if (is_aligned(inputs[i]) && samples_aligned) continue;
+    int64_t stride = t.batched ? t.sample_stride() : bytes;
+    int64_t samples = t.batched ? batch_size_ : 1;
+    uint8_t* copy = staging_[i].reserve(stride * samples, describe_input(i, t) + ": an aligned copy");
+    for (int64_t n = 0; n < samples; ++n)
+      std::memcpy(copy + n * stride, static_cast<const uint8_t*>(inputs[i]) + n * bytes,
+                  static_cast<size_t>(bytes));
+    input_data_[i] = copy;
+    input_strides_[i] = t.batched ? stride : 0;
+  }
+}
+
+void RunContext::gather_outputs() {
+  const ModelPlan& plan = code_->plan;
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    int32_t id = plan.outputs[i];
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
+    int64_t stride = sample_stride(id), bytes = t.nbytes();
+    output_staged_[i] = t.batched && batch_size_ > 1 && stride != bytes;
+    if (!output_staged_[i]) continue;
+    uint8_t* out = output_staging_[i].reserve(bytes * batch_size_, "output '" + t.name + "'");
+    const auto* samples = static_cast<const uint8_t*>(tensor_data(id));
+    for (int64_t n = 0; n < batch_size_; ++n)
+      std::memcpy(out + n * bytes, samples + n * stride, static_cast<size_t>(bytes));
   }
 }
 
@@ -268,11 +371,17 @@ size_t RunContext::run_step(size_t k) {
   switch (step.kind) {
     case StepKind::Kernel: {
       std::vector<void*>& args = step_args_[k];
-      for (size_t j = 0; j < args.size(); ++j) args[j] = tensor_data(step.args[j]);
-      int32_t status = code_->kernels[k](args.data());
-      if (status != TESSEL_OK)
-        fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) + ": " +
-             tessel_last_error());
+      // A step touching batched tensors runs once per sample, on the samples' slices.
+      int64_t samples = code_->batched_steps[k] ? batch_size_ : 1;
+      for (int64_t n = 0; n < samples; ++n) {
+        for (size_t j = 0; j < args.size(); ++j)
+          args[j] = static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
+        int32_t status = code_->kernels[k](args.data());
+        if (status != TESSEL_OK)
+          fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) +
+               (samples > 1 ? " on sample " + std::to_string(n) : std::string()) + ": " +
+               tessel_last_error());
+      }
       return k + 1;
     }
     case StepKind::Copy:
@@ -337,10 +446,12 @@ void Model::run_raw(RunContext& context, const void* const* inputs, void* const*
   if (threads > 0 && !in_parallel_region() && runtime::num_threads() != threads)
     runtime::set_num_threads(threads);
   context.run_steps();
+  context.gather_outputs();
   if (!outputs) return;
   for (size_t i = 0; i < num_outputs(); ++i)
     if (outputs[i])
-      std::memcpy(outputs[i], context.output_data(i), static_cast<size_t>(output_nbytes(i)));
+      std::memcpy(outputs[i], context.output_data(i),
+                  static_cast<size_t>(context.output_nbytes(i)));
 }
 
 void Model::run_raw(const void* const* inputs, void* const* outputs) {
@@ -349,15 +460,15 @@ void Model::run_raw(const void* const* inputs, void* const* outputs) {
 
 std::vector<NDArray> Model::run(RunContext& context,
                                 const std::vector<const NDArray*>& inputs) const {
-  check_inputs(inputs);
+  check_context(context);
+  context.set_batch_size(check_inputs(inputs));
   std::vector<const void*> data;
   for (const NDArray* a : inputs) data.push_back(a->data());
   run_raw(context, data.data());
   std::vector<NDArray> results;
   for (size_t i = 0; i < num_outputs(); ++i) {
-    const PlanTensor& t = output(i);
-    NDArray a(t.shape, t.dtype);
-    std::memcpy(a.data(), context.output_data(i), static_cast<size_t>(t.nbytes()));
+    NDArray a(context.output_shape(i), output(i).dtype);
+    std::memcpy(a.data(), context.output_data(i), static_cast<size_t>(context.output_nbytes(i)));
     results.push_back(std::move(a));
   }
   return results;

@@ -55,9 +55,22 @@ class RunContext {
   RunContext& operator=(const RunContext&) = delete;
   ~RunContext() = default;
 
-  /// Output i of this context's last run: valid until its next run (an output that is an
-  /// input passed through points to that input's data, or to its aligned copy).
+  /// Output i of this context's last run, its samples one after the other: valid until its
+  /// next run (an output that is an input passed through points to that input's data, or to
+  /// its aligned copy).
   const void* output_data(size_t i) const;
+
+  /// The batch size of this context's runs (1 at first). A model compiled with a symbolic
+  /// batch runs any size n >= 1: its batched inputs and outputs then hold n samples (the
+  /// batch arena grows to fit, once per new largest size); a model with static shapes runs
+  /// only 1. Throws Error for another size.
+  void set_batch_size(int64_t n);
+  int64_t batch_size() const { return batch_size_; }
+  /// Shape and size in bytes of input / output i at this context's batch size.
+  std::vector<int64_t> input_shape(size_t i) const;
+  std::vector<int64_t> output_shape(size_t i) const;
+  int64_t input_nbytes(size_t i) const;
+  int64_t output_nbytes(size_t i) const;
 
   /// When on, runs through this context time each step; step_times_ms()[k] is step k's time
   /// in the last run, summed over its runs inside loops (empty when profiling is off).
@@ -71,21 +84,41 @@ class RunContext {
   };
   using Bytes = std::unique_ptr<uint8_t, FreeBytes>;
 
-  /// The data of tensor `id` in the current run.
+  /// A buffer of at least `bytes` that keeps its capacity.
+  struct Buffer {
+    Bytes data;
+    int64_t capacity = 0;
+    /// Grows the buffer (contents lost); throws Error naming `what` when it cannot.
+    uint8_t* reserve(int64_t bytes, const std::string& what);
+  };
+
+  /// The data of tensor `id` in the current run (its first sample, when batched).
   void* tensor_data(int32_t id) const;
-  /// Points the inputs at `inputs`, copying misaligned ones into aligned staging buffers.
+  /// Bytes from one sample of tensor `id` to the next (0 for an unbatched tensor).
+  int64_t sample_stride(int32_t id) const;
+  /// Points the inputs at `inputs`, copying misaligned ones (and batched ones whose samples
+  /// would start misaligned) into aligned staging buffers.
   void bind_inputs(const void* const* inputs);
   void run_steps();
   /// Runs step k; returns the step to run next.
   size_t run_step(size_t k);
+  /// Copies the batched outputs whose samples lie apart into contiguous buffers.
+  void gather_outputs();
 
   std::shared_ptr<const ModelCode> code_;
   Bytes arena_;
+  int64_t batch_size_ = 1;
+  Buffer batch_arena_;
   /// Each step's argument pointers (bound by each run).
   std::vector<std::vector<void*>> step_args_;
-  /// The data of each input in the current run, and aligned copies for misaligned ones.
+  /// The data of each input in the current run, the bytes from one of its samples to the
+  /// next there, and aligned copies for misaligned ones.
   std::vector<const void*> input_data_;
-  std::vector<Bytes> staging_;
+  std::vector<int64_t> input_strides_;
+  std::vector<Buffer> staging_;
+  /// Contiguous copies of batched outputs (gather_outputs), empty for the others.
+  std::vector<Buffer> output_staging_;
+  std::vector<bool> output_staged_;
   bool profiling_ = false;
   std::vector<double> step_times_ms_;
 };
@@ -116,14 +149,17 @@ class Model {
   /// Runs the model through `context` (made for this model) and returns its outputs, in
   /// plan order. Throws Error naming the input (index and name) for a wrong input count,
   /// dtype or shape, and naming the step when a kernel fails. Inputs that are not 64-byte
-  /// aligned are copied into aligned buffers.
+  /// aligned are copied into aligned buffers. A model with a symbolic batch takes the batch
+  /// size from its batched inputs (their leading extent, a multiple of one sample's, the
+  /// same multiple for all) and sets it on the context.
   std::vector<NDArray> run(RunContext& context, const std::vector<const NDArray*>& inputs) const;
   /// run(context, inputs) through the Model's own context.
   std::vector<NDArray> run(const std::vector<const NDArray*>& inputs);
 
-  /// The raw form: inputs[i] points to input i's data (input_nbytes(i) bytes, any alignment),
-  /// no check. Afterwards context.output_data(i) holds output i; when `outputs` is given,
-  /// output i is also copied to outputs[i] (output_nbytes(i) bytes; a null entry is skipped).
+  /// The raw form, at the context's batch size: inputs[i] points to input i's data
+  /// (context.input_nbytes(i) bytes, any alignment), no check. Afterwards
+  /// context.output_data(i) holds output i; when `outputs` is given, output i is also copied
+  /// to outputs[i] (context.output_nbytes(i) bytes; a null entry is skipped).
   void run_raw(RunContext& context, const void* const* inputs,
                void* const* outputs = nullptr) const;
   /// run_raw through the Model's own context.
@@ -134,10 +170,12 @@ class Model {
 
   size_t num_inputs() const { return plan().inputs.size(); }
   size_t num_outputs() const { return plan().outputs.size(); }
+  /// Input / output i as planned (a batched one's shape is one sample's).
   const PlanTensor& input(size_t i) const;
   const PlanTensor& output(size_t i) const;
-  int64_t input_nbytes(size_t i) const { return input(i).nbytes(); }
-  int64_t output_nbytes(size_t i) const { return output(i).nbytes(); }
+  /// Sizes at the batch size of the Model's own context.
+  int64_t input_nbytes(size_t i) const { return context_.input_nbytes(i); }
+  int64_t output_nbytes(size_t i) const { return context_.output_nbytes(i); }
   const ModelPlan& plan() const;
 
   /// Threads for parallel loops during runs: 0 (the default) applies the plan's
@@ -158,7 +196,8 @@ class Model {
   friend class RunContext;
   /// Throws Error unless `context` was made for this model.
   void check_context(const RunContext& context) const;
-  void check_inputs(const std::vector<const NDArray*>& inputs) const;
+  /// Checks the inputs' count, dtypes and shapes; returns the batch size they hold.
+  int64_t check_inputs(const std::vector<const NDArray*>& inputs) const;
 
   std::shared_ptr<const ModelCode> code_;
   int32_t num_threads_ = 0;

@@ -20,11 +20,23 @@ struct tessel_context {
       : model(m),
         own(shared ? nullptr : std::make_unique<tessel::runtime::RunContext>(m)),
         run(shared ? *shared : *own) {
+    set_batch_size(run.batch_size());
+  }
+
+  /// Sets the run's batch size and sizes the inputs (zeroed) and the shapes for it.
+  void set_batch_size(int64_t n) {
+    run.set_batch_size(n);
+    inputs.clear();
+    input_data.clear();
+    input_shapes.clear();
+    output_shapes.clear();
     for (size_t i = 0; i < model.num_inputs(); ++i) {
-      const tessel::runtime::PlanTensor& t = model.input(i);
-      inputs.push_back(tessel::runtime::NDArray::zeros(t.shape, t.dtype));
+      input_shapes.push_back(run.input_shape(i));
+      inputs.push_back(tessel::runtime::NDArray::zeros(input_shapes.back(), model.input(i).dtype));
       input_data.push_back(inputs.back().data());
     }
+    for (size_t i = 0; i < model.num_outputs(); ++i) output_shapes.push_back(run.output_shape(i));
+    has_run = false;
   }
 
   const tessel::runtime::Model& model;
@@ -33,6 +45,8 @@ struct tessel_context {
   /// The inputs as set by *_set_input (aligned, so runs copy nothing).
   std::vector<tessel::runtime::NDArray> inputs;
   std::vector<const void*> input_data;
+  /// The inputs' and outputs' shapes at the batch size (what *_info reports).
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;
   bool has_run = false;
 };
 
@@ -74,20 +88,23 @@ void check_context(const tessel_context* context) {
   if (!context) throw Error("the context is NULL");
 }
 
-void check_size(const char* what, int32_t i, const PlanTensor& t, int64_t nbytes) {
-  if (nbytes != t.nbytes())
+void check_size(const char* what, int32_t i, const PlanTensor& t, int64_t expected,
+                int64_t nbytes) {
+  if (nbytes != expected)
     throw Error(std::string(what) + " " + std::to_string(i) + " ('" + t.name + "') has " +
-                std::to_string(t.nbytes()) + " bytes, got " + std::to_string(nbytes));
+                std::to_string(expected) + " bytes, got " + std::to_string(nbytes));
 }
 
-void describe(const PlanTensor& t, const char** name, int32_t* dtype_code, int32_t* dtype_bits,
-              int32_t* ndim, const int64_t** shape, int64_t* nbytes) {
+/// Tensor `t` with `shape` (its shape at the context's batch size) and `nbytes` bytes.
+void describe(const PlanTensor& t, const std::vector<int64_t>& batch_shape, int64_t bytes,
+              const char** name, int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+              const int64_t** shape, int64_t* nbytes) {
   if (name) *name = t.name.c_str();
   if (dtype_code) *dtype_code = static_cast<int32_t>(t.dtype.code);
   if (dtype_bits) *dtype_bits = t.dtype.bits;
-  if (ndim) *ndim = static_cast<int32_t>(t.shape.size());
-  if (shape) *shape = t.shape.data();
-  if (nbytes) *nbytes = t.nbytes();
+  if (ndim) *ndim = static_cast<int32_t>(batch_shape.size());
+  if (shape) *shape = batch_shape.data();
+  if (nbytes) *nbytes = bytes;
 }
 
 size_t index(int32_t i) {
@@ -97,7 +114,7 @@ size_t index(int32_t i) {
 
 void set_input(tessel_context& c, int32_t i, const void* data, int64_t nbytes) {
   const PlanTensor& t = c.model.input(index(i));
-  check_size("input", i, t, nbytes);
+  check_size("input", i, t, c.run.input_nbytes(index(i)), nbytes);
   if (!data && nbytes > 0) throw Error("the data of input " + std::to_string(i) + " is NULL");
   if (nbytes > 0) std::memcpy(c.inputs[index(i)].data(), data, static_cast<size_t>(nbytes));
 }
@@ -110,7 +127,7 @@ void run(tessel_context& c) {
 
 void get_output(const tessel_context& c, int32_t i, void* data, int64_t nbytes, const char* run) {
   const PlanTensor& t = c.model.output(index(i));
-  check_size("output", i, t, nbytes);
+  check_size("output", i, t, c.run.output_nbytes(index(i)), nbytes);
   if (!c.has_run) throw Error(std::string("the model has not run yet (call ") + run + ")");
   if (!data && nbytes > 0) throw Error("the buffer for output " + std::to_string(i) + " is NULL");
   if (nbytes > 0) std::memcpy(data, c.run.output_data(index(i)), static_cast<size_t>(nbytes));
@@ -146,7 +163,9 @@ int32_t tessel_model_input_info(const tessel_model* model, int32_t i, const char
                                 const int64_t** shape, int64_t* nbytes) {
   return guarded("tessel_model_input_info", [&] {
     check_model(model);
-    describe(model->model.input(index(i)), name, dtype_code, dtype_bits, ndim, shape, nbytes);
+    const tessel_context& c = model->context;
+    describe(model->model.input(index(i)), c.input_shapes[index(i)], c.run.input_nbytes(index(i)),
+             name, dtype_code, dtype_bits, ndim, shape, nbytes);
   });
 }
 
@@ -155,7 +174,9 @@ int32_t tessel_model_output_info(const tessel_model* model, int32_t i, const cha
                                  const int64_t** shape, int64_t* nbytes) {
   return guarded("tessel_model_output_info", [&] {
     check_model(model);
-    describe(model->model.output(index(i)), name, dtype_code, dtype_bits, ndim, shape, nbytes);
+    const tessel_context& c = model->context;
+    describe(model->model.output(index(i)), c.output_shapes[index(i)],
+             c.run.output_nbytes(index(i)), name, dtype_code, dtype_bits, ndim, shape, nbytes);
   });
 }
 
@@ -180,6 +201,17 @@ int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data
   });
 }
 
+const char* tessel_model_batch_symbol(const tessel_model* model) {
+  return model ? model->model.plan().batch_symbol.c_str() : "";
+}
+
+int32_t tessel_model_set_batch_size(tessel_model* model, int64_t batch_size) {
+  return guarded("tessel_model_set_batch_size", [&] {
+    check_model(model);
+    model->context.set_batch_size(batch_size);
+  });
+}
+
 int32_t tessel_model_set_num_threads(tessel_model* model, int32_t num_threads) {
   return guarded("tessel_model_set_num_threads", [&] {
     check_model(model);
@@ -198,6 +230,35 @@ int32_t tessel_context_create(const tessel_model* model, tessel_context** contex
 
 void tessel_context_free(tessel_context* context) {
   delete context;
+}
+
+int32_t tessel_context_input_info(const tessel_context* context, int32_t i, const char** name,
+                                  int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                  const int64_t** shape, int64_t* nbytes) {
+  return guarded("tessel_context_input_info", [&] {
+    check_context(context);
+    describe(context->model.input(index(i)), context->input_shapes[index(i)],
+             context->run.input_nbytes(index(i)), name, dtype_code, dtype_bits, ndim, shape,
+             nbytes);
+  });
+}
+
+int32_t tessel_context_output_info(const tessel_context* context, int32_t i, const char** name,
+                                   int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                   const int64_t** shape, int64_t* nbytes) {
+  return guarded("tessel_context_output_info", [&] {
+    check_context(context);
+    describe(context->model.output(index(i)), context->output_shapes[index(i)],
+             context->run.output_nbytes(index(i)), name, dtype_code, dtype_bits, ndim, shape,
+             nbytes);
+  });
+}
+
+int32_t tessel_context_set_batch_size(tessel_context* context, int64_t batch_size) {
+  return guarded("tessel_context_set_batch_size", [&] {
+    check_context(context);
+    context->set_batch_size(batch_size);
+  });
 }
 
 int32_t tessel_context_set_input(tessel_context* context, int32_t i, const void* data,

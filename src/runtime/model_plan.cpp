@@ -3,8 +3,9 @@
 // Layout (little-endian; strings are a u32 length then the bytes; lists a u32 count):
 //   "TSLPLAN\0"  u32 version
 //   name  i64 arena_bytes  i64 weights_bytes  i64 intermediate_bytes  i32 num_threads
+//   batch_symbol  i64 batch_arena_bytes
 //   tensors: {name, u8 dtype code, u8 dtype bits, u8 storage, u32 ndim, i64 dims[ndim],
-//             i64 offset}
+//             i64 offset, u8 flags (1: batched)}
 //   inputs: i32 ids   outputs: i32 ids
 //   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
 //           u8 flags (1: reverse, 2: all_trips)}
@@ -22,7 +23,7 @@ namespace tessel::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 /// Offsets into the arena and the weights are multiples of this (kernels assume aligned
 /// arguments).
 constexpr int64_t kTensorAlignment = 64;
@@ -155,11 +156,25 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
   }
   offset_positions.push_back(in.position());
   t.offset = in.get<int64_t>("offset");
+  at = in.position();
+  uint8_t flags = in.get<uint8_t>("tensor flags");
+  if (flags > 1) in.fail_at(at, describe(id, t) + ": invalid flags " + std::to_string(flags));
+  t.batched = flags & 1;
+  if (t.batched && (plan.batch_symbol.empty() || t.storage == Storage::Weight || ndim == 0))
+    in.fail_at(at, describe(id, t) + ": batched, but " +
+                       (plan.batch_symbol.empty()       ? std::string("the plan has no symbolic batch")
+                        : t.storage == Storage::Weight ? std::string("it is a weight")
+                                                        : std::string("it is a scalar")));
   if (t.storage == Storage::Input) return t;  // checked against the inputs once read
-  int64_t limit = t.storage == Storage::Weight ? plan.weights_bytes : plan.arena_bytes;
-  const char* region = t.storage == Storage::Weight ? "weights_bytes" : "arena_bytes";
-  if (t.offset < 0 || t.offset > limit || t.nbytes() > limit - t.offset)
-    in.fail_at(offset_positions.back(), describe(id, t) + ": " + std::to_string(t.nbytes()) +
+  int64_t limit = t.storage == Storage::Weight ? plan.weights_bytes
+                  : t.batched                  ? plan.batch_arena_bytes
+                                               : plan.arena_bytes;
+  const char* region = t.storage == Storage::Weight ? "weights_bytes"
+                       : t.batched                  ? "batch_arena_bytes"
+                                                    : "arena_bytes";
+  int64_t span = t.batched ? t.sample_stride() : t.nbytes();
+  if (t.offset < 0 || t.offset > limit || span > limit - t.offset)
+    in.fail_at(offset_positions.back(), describe(id, t) + ": " + std::to_string(span) +
                                             " bytes at offset " + std::to_string(t.offset) +
                                             " lie outside " + region + " (" +
                                             std::to_string(limit) + ")");
@@ -236,6 +251,11 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
   };
   if ((step.kind == StepKind::Kernel) != !step.kernel.empty())
     fail(step.kind == StepKind::Kernel ? "has no kernel name" : "names a kernel");
+  if (step.kind != StepKind::Kernel)
+    for (size_t k = 0; k < step.args.size(); ++k)
+      if (tensor(k).batched)
+        fail("touches batched " + describe(step.args[k], tensor(k)) +
+             "; only kernels run sample by sample");
   switch (step.kind) {
     case StepKind::Kernel:
       return;
@@ -318,6 +338,10 @@ int64_t PlanTensor::nbytes() const {
   return num_elements() * dtype.bytes();
 }
 
+int64_t PlanTensor::sample_stride() const {
+  return (nbytes() + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+}
+
 std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
   Writer out;
   for (char c : kMagic) out.put(static_cast<uint8_t>(c));
@@ -327,6 +351,8 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
   out.put(plan.weights_bytes);
   out.put(plan.intermediate_bytes);
   out.put(plan.num_threads);
+  out.put_string(plan.batch_symbol);
+  out.put(plan.batch_arena_bytes);
   out.put(static_cast<uint32_t>(plan.tensors.size()));
   for (const PlanTensor& t : plan.tensors) {
     out.put_string(t.name);
@@ -336,6 +362,7 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     out.put(static_cast<uint32_t>(t.shape.size()));
     for (int64_t d : t.shape) out.put(d);
     out.put(t.offset);
+    out.put(static_cast<uint8_t>(t.batched ? 1 : 0));
   }
   out.put_ids(plan.inputs);
   out.put_ids(plan.outputs);
@@ -372,9 +399,16 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
   plan.num_threads = in.get<int32_t>("num_threads");
   if (plan.num_threads < 0)
     in.fail_at(at, "num_threads is " + std::to_string(plan.num_threads) + ", expected >= 0");
+  plan.batch_symbol = in.get_string("batch symbol length");
+  at = in.position();
+  plan.batch_arena_bytes = in.get_size("batch_arena_bytes");
+  if (plan.batch_symbol.empty() && plan.batch_arena_bytes != 0)
+    in.fail_at(at, "a batch arena of " + std::to_string(plan.batch_arena_bytes) +
+                       " bytes without a symbolic batch");
 
-  // A tensor takes at least 4 (name) + 3 (dtype, storage) + 4 (ndim) + 8 (offset) bytes.
-  uint32_t num_tensors = in.get_count("tensor count", 19);
+  // A tensor takes at least 4 (name) + 3 (dtype, storage) + 4 (ndim) + 8 (offset) + 1
+  // (flags) bytes.
+  uint32_t num_tensors = in.get_count("tensor count", 20);
   if (num_tensors > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()))
     in.fail("too many tensors");
   std::vector<size_t> offset_positions;

@@ -31,11 +31,20 @@ struct PlanTensor {
   Storage storage = Storage::Arena;
   /// Input index, or byte offset into the weights blob or the arena (a multiple of 64).
   int64_t offset = 0;
+  /// Whether the tensor carries the batch of a model with a symbolic batch (an input or an
+  /// arena tensor, never a weight): `shape` is one sample's, and a run of N samples holds N
+  /// of them one after the other, shape[0] * N rows. A batched arena tensor lives in the
+  /// batch arena: sample n of it at N * offset + n * sample_stride() bytes, so the planned
+  /// offsets of one sample, scaled by N, keep tensors that live at once apart.
+  bool batched = false;
 
   /// The product of the shape (1 for a scalar).
   int64_t num_elements() const;
   /// The size of the data in bytes (bool takes one byte per element).
   int64_t nbytes() const;
+  /// Bytes from one sample to the next in the batch arena: nbytes() rounded up to 64, so
+  /// that every sample starts aligned.
+  int64_t sample_stride() const;
 };
 
 /// What a step does. Besides kernel launches, a plan has the few steps that control flow
@@ -91,6 +100,11 @@ struct ModelPlan {
   int64_t intermediate_bytes = 0;
   /// Threads the model was compiled for (0: the runtime's default).
   int32_t num_threads = 0;
+  /// The name of the symbolic batch dimension ("N"; empty: static shapes) and the bytes of
+  /// the batch arena per sample. Kernel steps touching a batched tensor run once per sample,
+  /// on that sample's slices of their batched arguments; other steps touch none.
+  std::string batch_symbol;
+  int64_t batch_arena_bytes = 0;
 };
 
 /// The plan as bytes (a versioned little-endian format), and back. deserialize_plan checks

@@ -109,6 +109,13 @@ class CompiledModel {
     detail::check(tessel_model_set_num_threads(model_, num_threads));
   }
 
+  /// The symbolic batch dimension's name ("" for static shapes), and the number of samples
+  /// of the model's own runs (see tessel_model_set_batch_size).
+  std::string batch_symbol() const { return tessel_model_batch_symbol(model_); }
+  void set_batch_size(int64_t batch_size) {
+    detail::check(tessel_model_set_batch_size(model_, batch_size));
+  }
+
   tessel_model* handle() const { return model_; }
 
  private:
@@ -134,15 +141,14 @@ class CompiledModel {
 /// must outlive it and stay where it is (not moved from).
 class ModelContext {
  public:
-  explicit ModelContext(const CompiledModel& model) : model_(&model) {
+  explicit ModelContext(const CompiledModel& model) {
     detail::check(tessel_context_create(model.handle(), &context_));
   }
   ModelContext(ModelContext&& other) noexcept
-      : model_(other.model_), context_(std::exchange(other.context_, nullptr)) {}
+      : context_(std::exchange(other.context_, nullptr)) {}
   ModelContext& operator=(ModelContext&& other) noexcept {
     if (this != &other) {
       tessel_context_free(context_);
-      model_ = other.model_;
       context_ = std::exchange(other.context_, nullptr);
     }
     return *this;
@@ -159,20 +165,25 @@ class ModelContext {
   void set_input(int i, const std::vector<T>& values) {
     set_input(i, values.data(), static_cast<int64_t>(values.size() * sizeof(T)));
   }
+  void set_batch_size(int64_t batch_size) {
+    detail::check(tessel_context_set_batch_size(context_, batch_size));
+  }
   void run() { detail::check(tessel_context_run(context_)); }
   void get_output(int i, void* data, int64_t nbytes) const {
     detail::check(tessel_context_get_output(context_, i, data, nbytes));
   }
   template <class T>
   std::vector<T> output(int i) const {
-    return detail::output_as<T>(i, model_->output_info(i).nbytes,
-                                [&](void* data, int64_t nbytes) { get_output(i, data, nbytes); });
+    int64_t nbytes = 0;
+    detail::check(
+        tessel_context_output_info(context_, i, nullptr, nullptr, nullptr, nullptr, nullptr, &nbytes));
+    return detail::output_as<T>(i, nbytes,
+                                [&](void* data, int64_t n) { get_output(i, data, n); });
   }
 
   tessel_context* handle() const { return context_; }
 
  private:
-  const CompiledModel* model_;
   tessel_context* context_ = nullptr;
 };
 

@@ -99,6 +99,18 @@ int32_t tessel_model_run(tessel_model* model);
 /** Copies output i of the last run (exactly nbytes, its size in bytes) into data. */
 int32_t tessel_model_get_output(const tessel_model* model, int32_t i, void* data, int64_t nbytes);
 
+/** The name of the model's symbolic batch dimension ("N"), or "" for a model compiled for
+ *  static shapes (or a NULL model). The string stays valid until tessel_model_free. */
+const char* tessel_model_batch_symbol(const tessel_model* model);
+
+/** A model compiled with a symbolic batch dimension (tessel compile --input-shape
+ *  x=Nx3x224x224) runs any batch size: sets the number of samples of the model's own runs
+ *  (1 after loading; a model with static shapes takes only 1). The inputs and outputs
+ *  whose leading dimension is the batch then hold that many samples one after the other:
+ *  tessel_model_input_info / _output_info report their shapes and sizes for it, and
+ *  tessel_model_set_input / _get_output take that many bytes. The inputs are zeroed. */
+int32_t tessel_model_set_batch_size(tessel_model* model, int64_t batch_size);
+
 /** Threads for this model's runs: 0 (the default) uses the number the model was compiled
  *  for, when it has one. */
 int32_t tessel_model_set_num_threads(tessel_model* model, int32_t num_threads);
@@ -114,9 +126,17 @@ int32_t tessel_context_create(const tessel_model* model, tessel_context** contex
 /** Frees a context from tessel_context_create (NULL is accepted). */
 void tessel_context_free(tessel_context* context);
 
-/** As tessel_model_set_input, tessel_model_run and tessel_model_get_output, on the
- *  context's own inputs and outputs: several threads may each run the model through their
- *  own context at once. */
+/** As tessel_model_set_batch_size, tessel_model_set_input, tessel_model_run and
+ *  tessel_model_get_output, on the context's own inputs and outputs: several threads may
+ *  each run the model through their own context at once. */
+int32_t tessel_context_set_batch_size(tessel_context* context, int64_t batch_size);
+/** As tessel_model_input_info / _output_info, at the context's batch size. */
+int32_t tessel_context_input_info(const tessel_context* context, int32_t i, const char** name,
+                                  int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                  const int64_t** shape, int64_t* nbytes);
+int32_t tessel_context_output_info(const tessel_context* context, int32_t i, const char** name,
+                                   int32_t* dtype_code, int32_t* dtype_bits, int32_t* ndim,
+                                   const int64_t** shape, int64_t* nbytes);
 int32_t tessel_context_set_input(tessel_context* context, int32_t i, const void* data,
                                  int64_t nbytes);
 int32_t tessel_context_run(tessel_context* context);

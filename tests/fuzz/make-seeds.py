@@ -125,14 +125,17 @@ def plans():
         b = s.encode()
         return struct.pack("<I", len(b)) + b
 
-    def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0):
-        out = b"TSLPLAN\0" + struct.pack("<I", 2) + string(name)
+    def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0, batch=("", 0)):
+        out = b"TSLPLAN\0" + struct.pack("<I", 3) + string(name)
         intermediate = sum(t[5] for t in tensors if t[3] == 2)
         out += struct.pack("<qqqi", arena, weights, intermediate, threads)
+        out += string(batch[0]) + struct.pack("<q", batch[1])
         out += struct.pack("<I", len(tensors))
-        for tname, code, bits, storage, shape, nbytes, offset in (t[:5] + (t[5], t[6]) for t in tensors):
+        for t in tensors:
+            tname, code, bits, storage, shape, nbytes, offset = t[:7]
+            batched = t[7] if len(t) > 7 else 0
             out += string(tname) + struct.pack("<BBBI", code, bits, storage, len(shape))
-            out += b"".join(struct.pack("<q", d) for d in shape) + struct.pack("<q", offset)
+            out += b"".join(struct.pack("<q", d) for d in shape) + struct.pack("<qB", offset, batched)
         for ids in (inputs, outputs):
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
@@ -143,7 +146,7 @@ def plans():
             out += struct.pack("<iiB", target, axis, flags)
         return out
     # (name, dtype code (0 int, 1 uint, 2 float), bits, storage (0 input, 1 weight, 2 arena),
-    #  shape, bytes, offset)
+    #  shape, bytes, offset[, batched]); batch: (symbol, batch arena bytes per sample)
     f32 = (2, 32)
     # steps: (kind, kernel, label, args[, target, axis, flags]); kinds as runtime::StepKind
     # (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment, 6 slice in,
@@ -165,6 +168,11 @@ def plans():
                    (6, "", "in", [0, 5, 4]), (0, "k0", "Relu", [5, 6]),
                    (7, "", "out", [6, 7, 4]), (5, "", "count", [4]), (3, "", "back", [], 1)],
         320, 192)
+    # A symbolic batch: x and h batched (h in the batch arena), w an unbatched weight.
+    yield "batched", plan(
+        "batched", [("x", *f32, 0, [1, 8], 32, 0, 1), ("w", *f32, 1, [8, 8], 256, 0),
+                    ("h", *f32, 2, [1, 8], 32, 0, 1)],
+        [0], [2], [(0, "k0", "MatMul", [0, 1, 2])], 0, 256, 0, ("N", 64))
 
 
 def traces():

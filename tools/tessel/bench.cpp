@@ -17,16 +17,17 @@ namespace {
 
 /// Random data for an input: floats in [-1, 1), integers in [0, 10) (valid token ids and
 /// indices for the models we run), booleans.
-runtime::NDArray random_input(const runtime::PlanTensor& spec, std::mt19937& rng) {
-  runtime::NDArray array(spec.shape, spec.dtype);
+runtime::NDArray random_input(const std::vector<int64_t>& shape, runtime::DType dtype,
+                              std::mt19937& rng) {
+  runtime::NDArray array(shape, dtype);
   int64_t n = array.size();
   using runtime::DTypeCode;
-  if (spec.dtype == runtime::DType::Float(32)) {
+  if (dtype == runtime::DType::Float(32)) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (int64_t i = 0; i < n; ++i) array.data_as<float>()[i] = dist(rng);
-  } else if (spec.dtype == runtime::DType::Int(64)) {
+  } else if (dtype == runtime::DType::Int(64)) {
     for (int64_t i = 0; i < n; ++i) array.data_as<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
-  } else if (spec.dtype == runtime::DType::Int(32)) {
+  } else if (dtype == runtime::DType::Int(32)) {
     for (int64_t i = 0; i < n; ++i) array.data_as<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
   } else {
     auto* bytes = static_cast<uint8_t*>(array.data());
@@ -105,17 +106,17 @@ void print_profile(runtime::Model& model, const std::vector<const runtime::NDArr
 int run_bench(const std::vector<std::string>& args) {
   std::string input;
   CompileFlags flags;
-  int warmup = 3, runs = 0;
+  int warmup = 3, runs = 0, batch = 1;
   bool profile = true, memory = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (flags.parse(args, i)) continue;
     const std::string& arg = args[i];
-    if ((arg == "--warmup" || arg == "--runs") && i + 1 < args.size()) {
+    if ((arg == "--warmup" || arg == "--runs" || arg == "--batch") && i + 1 < args.size()) {
       const std::string& value = args[++i];
       if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
           value.size() > 7)
         TESSEL_USER_ERROR(arg, ": '", value, "' is not a count (at most 7 digits)");
-      (arg == "--warmup" ? warmup : runs) = std::stoi(value);
+      (arg == "--warmup" ? warmup : arg == "--runs" ? runs : batch) = std::stoi(value);
     } else if (arg == "--no-profile") {
       profile = false;
     } else if (arg == "--memory") {
@@ -131,15 +132,18 @@ int run_bench(const std::vector<std::string>& args) {
   if (input.empty())
     TESSEL_USER_ERROR(
         "usage: tessel bench <model.onnx|model.so> [--threads N] [--runs R] "
-        "[--warmup W] [--no-profile] [--memory] [--input-shape NAME=SHAPE]... [--no-fusion] "
+        "[--warmup W] [--batch N] [--no-profile] [--memory] [--input-shape NAME=SHAPE]... "
+        "[--no-fusion] "
         "[--no-blocked-layout] [--no-winograd]");
   runtime::Model model = load_model(input, flags, true);
   int threads = flags.options.num_threads;
   if (threads > 0) model.set_num_threads(threads);
+  // --batch N: N samples per run, for a model with a symbolic batch.
+  model.context().set_batch_size(batch);
   std::mt19937 rng(1);
   std::vector<runtime::NDArray> arrays;
   for (size_t i = 0; i < model.num_inputs(); ++i)
-    arrays.push_back(random_input(model.input(i), rng));
+    arrays.push_back(random_input(model.context().input_shape(i), model.input(i).dtype, rng));
   std::vector<const runtime::NDArray*> inputs;
   for (const auto& a : arrays) inputs.push_back(&a);
 

@@ -1,6 +1,8 @@
 // Reading and compiling the model a command works on.
 #include "model_source.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -13,16 +15,24 @@
 namespace tessel::cli {
 namespace {
 
-std::vector<int64_t> parse_shape(const std::string& text, const std::string& flag) {
-  std::vector<int64_t> shape;
+/// "1x3x224x224", a dimension also a name (a letter, then letters, digits or '_', no 'x')
+/// that stays symbolic: "Nx3x224x224".
+std::vector<graph::Dim> parse_shape(const std::string& text, const std::string& flag) {
+  std::vector<graph::Dim> shape;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('x', start);
     if (end == std::string::npos) end = text.size();
     std::string part = text.substr(start, end - start);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-      TESSEL_USER_ERROR(flag, ": '", text, "' is not a shape like 1x3x224x224");
-    shape.push_back(std::stoll(part));
+    bool number = !part.empty() && part.size() <= 12 &&
+                  part.find_first_not_of("0123456789") == std::string::npos;
+    bool name = !part.empty() && std::isalpha(static_cast<unsigned char>(part[0])) &&
+                std::all_of(part.begin(), part.end(), [](char c) {
+                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                });
+    if (!number && !name)
+      TESSEL_USER_ERROR(flag, ": '", text, "' is not a shape like 1x3x224x224 or Nx3x224x224");
+    shape.push_back(number ? graph::Dim::of(std::stoll(part)) : graph::Dim::named(part));
     start = end + 1;
   }
   return shape;
@@ -80,15 +90,18 @@ std::vector<graph::TensorType> input_types(const graph::Graph& graph, const Comp
   }
   for (const graph::Value* in : graph.inputs()) {
     graph::TensorType type = in->type;
+    bool given = false;
     for (const auto& [name, shape] : flags.input_shapes) {
       if (name != in->name) continue;
       if (!type.dims.empty() && type.dims.size() != shape.size())
         TESSEL_USER_ERROR("--input-shape: input '", name, "' has rank ", type.dims.size(), " (",
                           type.to_string(), "), got ", shape.size(), " dimensions");
-      type = graph::TensorType::of(type.dtype, shape);
+      type.dims = shape;
+      given = true;
     }
+    // Symbolic dimensions the model declares, unless given, compile for 1.
     for (graph::Dim& dim : type.dims)
-      if (!dim.is_static()) dim = graph::Dim{1, ""};
+      if (!given && !dim.is_static()) dim = graph::Dim::of(1);
     types.push_back(type);
   }
   return types;

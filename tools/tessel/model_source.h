@@ -13,11 +13,13 @@
 
 namespace tessel::cli {
 
-/// Options of the commands that compile: --input-shape NAME=1x3x224x224 (repeatable),
+/// Options of the commands that compile: --input-shape NAME=1x3x224x224 (repeatable; a
+/// leading dimension given as a name, NAME=Nx3x224x224, stays symbolic: the model then runs
+/// any batch size),
 /// --no-fusion, --no-blocked-layout, --target T, --threads N, --print-after PASS|all,
 /// --records FILE (tuning records whose best schedules the kernels take).
 struct CompileFlags {
-  std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
+  std::vector<std::pair<std::string, std::vector<graph::Dim>>> input_shapes;
   compiler::CompileOptions options;
   std::string print_after;
   std::string records;
@@ -33,7 +35,7 @@ const std::string& value_of(const std::vector<std::string>& args, size_t& i);
 int parse_count(const std::string& flag, const std::string& text);
 
 /// The types of the graph's inputs: the declared ones, with the shapes given by
-/// --input-shape and every other symbolic dimension set to 1. CompileError naming the input
+/// --input-shape (their symbols kept) and every other symbolic dimension set to 1. CompileError naming the input
 /// for an unknown name or a rank that differs from the declared one.
 std::vector<graph::TensorType> input_types(const graph::Graph& graph, const CompileFlags& flags);
 

@@ -106,7 +106,8 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     compile.passes.winograd = options.winograd;
     compiler::GraphExecutor executor(
         model, compile,
-        options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit);
+        options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit,
+        options.symbolic_batch);
     std::vector<fs::path> data_sets;
     for (const auto& entry : fs::directory_iterator(dir))
       if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -126,6 +127,9 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
       std::vector<const runtime::NDArray*> input_ptrs;
       for (const auto& array : inputs) input_ptrs.push_back(&array);
       std::vector<runtime::NDArray> outputs = executor.run(input_ptrs);
+      if (options.symbolic_batch && executor.compilations() > 1)
+        throw std::runtime_error(set.filename().string() +
+                                 " needed a model of its own: the batch did not stay symbolic");
       std::vector<std::string> expected_files = numbered_files(set, "output_");
       if (expected_files.size() != outputs.size())
         throw std::runtime_error("the model has " + std::to_string(outputs.size()) +

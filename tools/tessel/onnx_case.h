@@ -28,6 +28,9 @@ struct CaseOptions {
   bool blocked_layout = true;
   /// Winograd convolutions where the layout pass chooses them.
   bool winograd = true;
+  /// Inputs whose declared leading dimension is a symbol keep it: one compiled model runs
+  /// the data sets of every batch size (a case compiled more than once fails).
+  bool symbolic_batch = false;
 };
 
 /// Imports, compiles and runs the case in `dir` on every data set and compares the outputs.

@@ -3,10 +3,11 @@
 //
 //   tessel test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]
 //                    [--rtol X] [--atol X] [--compiled] [--no-fusion] [--no-blocked-layout]
-//                    [--no-winograd]
+//                    [--no-winograd] [--symbolic-batch]
 //
 // --compiled runs each case through a compiled model library (.so) loaded by the runtime,
-// the way an application runs a model compiled with `tessel compile`.
+// the way an application runs a model compiled with `tessel compile`. --symbolic-batch
+// compiles each model once with its symbolic leading dimensions kept, for every data set.
 // Prints one line per case in case order (pass / FAIL with the worst mismatch / skip with
 // the reason) and ends with "N passed, N failed, N skipped". With --expected, the exit code
 // is non-zero when a listed case does not pass; cases that pass but are not listed are
@@ -61,6 +62,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (args[k] == "--no-fusion") options.case_options.fusion = false;
     else if (args[k] == "--no-blocked-layout") options.case_options.blocked_layout = false;
     else if (args[k] == "--no-winograd") options.case_options.winograd = false;
+    else if (args[k] == "--symbolic-batch") options.case_options.symbolic_batch = true;
     else if (args[k].rfind("--", 0) == 0) TESSEL_USER_ERROR("unknown option ", args[k]);
     else options.roots.push_back(args[k]);
   }

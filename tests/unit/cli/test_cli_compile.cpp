@@ -87,6 +87,13 @@ TEST_F(CliCompile, BadModelsInputsAndLibrariesAreReported) {
       {"compile " + (kCase / "model.onnx").string() + " -o " + path("x.so") +
            " --input-shape nope=1x2",
        "no input named 'nope'"},
+      {"compile " + (kCase / "model.onnx").string() + " -o " + path("x.so") +
+           " --input-shape x=Nx1x7x5",
+       "input 'x' declares a batch of 1"},
+      {"compile " + (kCase / "model.onnx").string() + " -o " + path("x.so") +
+           " --input-shape x=1x1x7x-5",
+       "is not a shape like 1x3x224x224 or Nx3x224x224"},
+      {"bench " + path("model.so") + " --batch 2 --runs 1", "compiled for static shapes"},
       {"run " + path("model.so") + " --input nope=" + input(0), "nope"},
       {"run " + path("model.so") + " --input x=" + input(1) + " --input W=" + input(1), "shape"},
       {"run " + path("missing.so") + " --input x=" + input(0), "missing.so"},

@@ -56,6 +56,7 @@ TEST(Plan, RoundTrip) {
     EXPECT_EQ(q.tensors[i].shape, p.tensors[i].shape);
     EXPECT_EQ(q.tensors[i].storage, p.tensors[i].storage);
     EXPECT_EQ(q.tensors[i].offset, p.tensors[i].offset);
+    EXPECT_EQ(q.tensors[i].batched, p.tensors[i].batched);
   }
   EXPECT_EQ(q.inputs, p.inputs);
   EXPECT_EQ(q.outputs, p.outputs);
@@ -75,9 +76,9 @@ TEST(Plan, RoundTrip) {
   EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
   EXPECT_EQ(q.num_threads, p.num_threads);
   EXPECT_EQ(runtime::serialize_plan(q), bytes);
-  // Little-endian and versioned: the magic, then version 2.
+  // Little-endian and versioned: the magic, then version 3.
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
-  EXPECT_EQ(bytes[8], 2);
+  EXPECT_EQ(bytes[8], 3);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
 }
 
@@ -96,7 +97,7 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 2): the "
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 3): the "
             "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
@@ -251,6 +252,57 @@ TEST(Plan, CorruptedBytesThrowOrDecode) {
   }
   EXPECT_GT(rejected, 1000);
   EXPECT_GT(decoded, 100);  // flips in names, labels and filler decode fine
+}
+
+/// sample_plan with a symbolic batch: x a batched input, z a batched arena tensor of the
+/// batch arena (one sample: 128 bytes at offset 64).
+ModelPlan batched_plan() {
+  ModelPlan p = sample_plan();
+  p.batch_symbol = "N";
+  p.batch_arena_bytes = 192;
+  p.tensors[0].batched = true;
+  p.tensors[3].batched = true;
+  p.tensors[3].offset = 64;
+  return p;
+}
+
+TEST(Plan, BatchedTensorsRoundTrip) {
+  ModelPlan p = batched_plan();
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  ModelPlan q = runtime::deserialize_plan(bytes.data(), bytes.size());
+  EXPECT_EQ(q.batch_symbol, "N");
+  EXPECT_EQ(q.batch_arena_bytes, 192);
+  EXPECT_TRUE(q.tensors[0].batched);
+  EXPECT_FALSE(q.tensors[1].batched);
+  EXPECT_TRUE(q.tensors[3].batched);
+  EXPECT_EQ(q.tensors[3].sample_stride(), 128);
+  EXPECT_EQ(runtime::serialize_plan(q), bytes);
+}
+
+TEST(Plan, RejectsInconsistentBatches) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  ModelPlan p = batched_plan();
+  p.batch_symbol = "";
+  p.batch_arena_bytes = 0;
+  expect(p, "tensor 0 ('x'): batched, but the plan has no symbolic batch");
+  p = batched_plan();
+  p.batch_symbol = "";
+  expect(p, "a batch arena of 192 bytes without a symbolic batch");
+  p = batched_plan();
+  p.tensors[1].batched = true;
+  expect(p, "tensor 1 ('w'): batched, but it is a weight");
+  p = batched_plan();
+  p.tensors[3].offset = 128;  // 128 bytes per sample from 128 > 192
+  expect(p, "tensor 3 ('z'): 128 bytes at offset 128 lie outside batch_arena_bytes (192)");
+  p = loop_plan();
+  p.batch_symbol = "N";
+  p.batch_arena_bytes = 128;
+  p.tensors[8].batched = true;  // the scanned row
+  p.tensors[8].offset = 0;
+  expect(p, "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
 }
 
 }  // namespace

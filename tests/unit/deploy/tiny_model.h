@@ -103,21 +103,25 @@ inline std::string temp_path(const std::string& name) {
       .string();
 }
 
+/// A file removed when this object goes (at exit, for a static one).
+struct RemovedAtExit {
+  std::string path;
+  ~RemovedAtExit() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
+/// `m` exported as a model library at temp_path(`name`).
+inline RemovedAtExit export_tiny(const TinyModel& m, const std::string& name) {
+  std::string path = temp_path(name);
+  driver::export_model(m.kernels, m.plan, m.weights, path);
+  return RemovedAtExit{path};
+}
+
 /// The tiny model exported once per test process (removed at exit).
 inline const std::string& tiny_library() {
-  struct Library {
-    std::string path;
-    ~Library() {
-      std::error_code ec;
-      std::filesystem::remove(path, ec);
-    }
-  };
-  static const Library library = [] {
-    std::string path = temp_path("tiny.so");
-    TinyModel m = tiny_model();
-    driver::export_model(m.kernels, m.plan, m.weights, path);
-    return Library{path};
-  }();
+  static const RemovedAtExit library = export_tiny(tiny_model(), "tiny.so");
   return library.path;
 }
 
