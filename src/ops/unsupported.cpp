@@ -16,7 +16,7 @@ std::string unsupported_reason(const std::string& op_type) {
     add({"RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Bernoulli",
          "Multinomial"},
         "it draws random numbers; tessel's kernels are deterministic");
-    add({"TfIdfVectorizer", "StringNormalizer", "RegexFullMatch"},
+    add({"StringNormalizer", "RegexFullMatch"},
         "text operators work on strings, which tessel does not support");
     add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
          "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Optional",

@@ -22,5 +22,7 @@ void register_moment_norm_ops(OpRegistry& registry);
 void register_local_norm_ops(OpRegistry& registry);
 /// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 void register_loss_ops(OpRegistry& registry);
+/// TfIdfVectorizer (integer tokens).
+void register_tfidf_op(OpRegistry& registry);
 
 }  // namespace tessel::ops::reduction

@@ -1,5 +1,5 @@
 // Registers the reduction family: reductions, arg-reductions, softmax, scans, top-k,
-// normalisations and losses (one file per group).
+// normalisations, losses and n-gram counts (one file per group).
 #include "ops/reduction/reduction_ops.h"
 
 namespace tessel::ops {
@@ -13,6 +13,7 @@ void register_reduction_ops(OpRegistry& registry) {
   reduction::register_moment_norm_ops(registry);
   reduction::register_local_norm_ops(registry);
   reduction::register_loss_ops(registry);
+  reduction::register_tfidf_op(registry);
 }
 
 }  // namespace tessel::ops
