@@ -190,6 +190,7 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
         }
         continue;
       }
+      if (group.data_dependent()) continue;  // run by the runtime: no kernel to tune
       add_group(set, group, fold_cache, index_of_key, target, search, runs);
     }
   };

@@ -100,6 +100,10 @@ bool can_join(const FusedGroup& group, const graph::Node& node, const ops::OpDef
 
 }  // namespace
 
+bool FusedGroup::data_dependent() const {
+  return nodes.size() == 1 && executor::find_op(*nodes[0]).data_dependent != nullptr;
+}
+
 std::string FusedGroup::label() const {
   std::string text;
   for (const graph::Node* node : nodes) text += (text.empty() ? "" : "+") + node->op_type;

@@ -33,6 +33,9 @@ struct FusedGroup {
   const graph::Node& root() const { return *nodes.back(); }
   /// The fused operators, e.g. "Conv+Add+Relu".
   std::string label() const;
+  /// Whether the group is one node of an operator that the runtime runs as a step of its
+  /// own because its output extents depend on input values (ops::OpDef::data_dependent).
+  bool data_dependent() const;
 };
 
 struct FusionOptions {

@@ -8,6 +8,8 @@
 
 #include "compiler/group_kernel.h"
 #include "compiler/memory_plan.h"
+#include "executor/node_kernel.h"
+#include "runtime/data_dependent.h"
 #include "schedule/replay.h"
 #include "support/error.h"
 
@@ -145,6 +147,10 @@ void PlanBuilder::emit_graph(const graph::Graph& graph) {
       emit_control_flow(*groups[g].nodes[0]);
       continue;
     }
+    if (groups[g].data_dependent()) {
+      emit_data_dependent(*groups[g].nodes[0], graph);
+      continue;
+    }
     emit_group(groups[g], g, groups.size());
   }
   for (FusedGroup& group : groups) model_.groups.push_back(std::move(group));
@@ -188,6 +194,44 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
   in_place_of_step_.push_back(kernel.in_place_input >= 0 ? step.args[kernel.in_place_input] : -1);
   model_.plan.steps.push_back(std::move(step));
   ++model_.stats.kernel_launches;
+}
+
+void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Graph& graph) {
+  for (const auto& reader : graph.nodes())
+    for (const graph::Value* in : reader->inputs)
+      if (in && std::find(node.outputs.begin(), node.outputs.end(), in) != node.outputs.end())
+        TESSEL_USER_ERROR(reader->describe(), " reads '", in->name, "', whose extent ",
+                          node.describe(), " finds at run time; tessel compiles its kernels for "
+                          "fixed shapes, so only a model output may take such a value");
+  std::vector<graph::TensorType> types;
+  std::vector<const runtime::NDArray*> values;
+  std::vector<runtime::DType> dtypes;
+  std::vector<std::vector<int64_t>> shapes;
+  runtime::PlanStep step;
+  for (const graph::Value* in : node.inputs) {
+    types.push_back(in ? in->type : graph::TensorType{});
+    values.push_back(in ? in->constant.get() : nullptr);
+    if (!in) continue;
+    step.args.push_back(table_.of(*in));
+    dtypes.push_back(graph::to_runtime_dtype(in->type.dtype));
+    shapes.push_back(in->type.shape());
+  }
+  const ops::OpDef& def = executor::find_op(node);
+  ops::DataDependentStep how = def.data_dependent(ops::OpContext(node, def, types, values));
+  runtime::DataDependentOutputs outputs =
+      runtime::data_dependent_outputs(how.kind, how.params, dtypes, shapes);
+  for (size_t k = 0; k < outputs.dtypes.size(); ++k) {
+    graph::TensorType type = graph::TensorType::of(graph::to_data_type(outputs.dtypes[k]),
+                                                   outputs.capacities[k]);
+    const graph::Value* out = k < node.outputs.size() ? node.outputs[k] : nullptr;
+    int id = out ? table_.of(*out) : table_.arena("unused output", type);
+    model_.plan.tensors[static_cast<size_t>(id)].dynamic_dim = outputs.dynamic_dims[k];
+    step.args.push_back(id);
+  }
+  step.kind = how.kind;
+  step.params = how.params;
+  step.label = node.op_type;
+  add_step(std::move(step));
 }
 
 int PlanBuilder::add_step(runtime::PlanStep step) {

@@ -74,6 +74,10 @@ class PlanBuilder {
   void emit_graph(const graph::Graph& graph);
   /// The step that runs `group`, when it has work to do.
   void emit_group(const FusedGroup& group, size_t index, size_t count);
+  /// A data-dependent operator's step (NonZero, Unique, NonMaxSuppression): its outputs'
+  /// extents come from the run, so nothing of `graph` may read them (CompileError naming
+  /// the reader); model outputs may.
+  void emit_data_dependent(const graph::Node& node, const graph::Graph& graph);
   /// If, Loop or Scan (control_flow_plan.cpp).
   void emit_control_flow(const graph::Node& node);
   void emit_if(const graph::Node& node);

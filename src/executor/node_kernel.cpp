@@ -7,6 +7,8 @@
 #include "ops/op_util.h"
 #include "ops/registry.h"
 #include "ops/unsupported.h"
+#include "runtime/data_dependent.h"
+#include "runtime/error.h"
 #include "support/error.h"
 #include "te/compute.h"
 
@@ -140,6 +142,10 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
       result.folded.push_back(std::make_shared<const runtime::NDArray>(std::move(array)));
     return result;
   }
+  if (def.data_dependent) {
+    result.data_dependent = def.data_dependent(ctx);
+    return result;
+  }
 
   std::vector<te::Tensor> placeholders(node.inputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i)
@@ -188,6 +194,33 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   return result;
 }
 
+std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,
+                                                 const std::vector<const runtime::NDArray*>& inputs) {
+  std::vector<runtime::ConstView> views;
+  for (const runtime::NDArray* in : inputs)
+    if (in) views.push_back({in->data(), in->dtype(), in->shape()});
+  std::vector<runtime::NDArray> largest;
+  std::vector<void*> buffers;
+  for (const graph::TensorType& type : compiled.output_types) {
+    largest.emplace_back(type.shape(), graph::to_runtime_dtype(type.dtype));
+    buffers.push_back(largest.back().data());
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  try {
+    shapes = runtime::run_data_dependent(compiled.data_dependent->kind,
+                                         compiled.data_dependent->params, views, buffers);
+  } catch (const runtime::Error& e) {
+    TESSEL_USER_ERROR(node.describe(), ": ", e.what());
+  }
+  // Each output was written compactly at its actual shape: its first bytes.
+  std::vector<runtime::NDArray> outputs;
+  for (size_t k = 0; k < largest.size() && k < node.outputs.size(); ++k) {
+    outputs.emplace_back(shapes[k], largest[k].dtype());
+    std::memcpy(outputs.back().data(), largest[k].data(), static_cast<size_t>(outputs.back().nbytes()));
+  }
+  return outputs;
+}
+
 std::vector<runtime::NDArray> run_node(const graph::Node& node,
                                        const std::vector<const runtime::NDArray*>& inputs) {
   TESSEL_ICHECK(inputs.size() == node.inputs.size(), node.describe(), ": ", inputs.size(),
@@ -206,6 +239,7 @@ std::vector<runtime::NDArray> run_compiled(const graph::Node& node, const NodeKe
     for (const auto& array : compiled.folded) outputs.push_back(array->copy());
     return outputs;
   }
+  if (compiled.data_dependent) return run_data_dependent(node, compiled, inputs);
   for (size_t k = 0; k < compiled.output_types.size() && k < node.outputs.size(); ++k) {
     const graph::TensorType& type = compiled.output_types[k];
     outputs.emplace_back(type.shape(), graph::to_runtime_dtype(type.dtype));

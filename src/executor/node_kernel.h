@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct NodeKernel {
   std::shared_ptr<driver::Kernel> kernel;
   /// For folded operators: the outputs, computed at compile time.
   std::vector<std::shared_ptr<const runtime::NDArray>> folded;
+  /// For data-dependent operators: the step the runtime runs (no kernel).
+  std::optional<ops::DataDependentStep> data_dependent;
   /// Positions of the node's inputs that the kernel takes as arguments (present inputs).
   std::vector<size_t> kernel_inputs;
   /// Positions of the node's outputs that the kernel writes.
@@ -59,6 +62,11 @@ std::vector<graph::TensorType> infer_node(const graph::Node& node,
 NodeKernel compile_node(const graph::Node& node, const std::vector<graph::TensorType>& input_types,
                         const std::vector<const runtime::NDArray*>& input_values,
                         const driver::BuildOptions& options = {});
+
+/// Runs a compiled data-dependent node on `inputs` through the runtime's implementation;
+/// returns its outputs at their actual shapes.
+std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,
+                                                 const std::vector<const runtime::NDArray*>& inputs);
 
 /// Runs a compiled node on `inputs` (nullptr for an omitted optional input); returns one
 /// array per node output slot.

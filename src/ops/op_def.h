@@ -16,6 +16,7 @@
 
 #include "graph/graph.h"
 #include "ops/op_context.h"
+#include "runtime/model_plan.h"
 #include "schedule/schedule.h"
 #include "te/operation.h"
 
@@ -56,6 +57,14 @@ using TuningSpaceFn = std::function<TuningSpace(const OpContext&)>;
 /// Host evaluation of metadata operators (from attributes and input types).
 using FoldFn = std::function<std::vector<runtime::NDArray>(const OpContext&)>;
 
+/// How the runtime runs an operator whose output extents depend on input values: its step
+/// kind and parameters (runtime/data_dependent.h).
+struct DataDependentStep {
+  runtime::StepKind kind = runtime::StepKind::NonZero;
+  std::vector<int64_t> params;
+};
+using DataDependentFn = std::function<DataDependentStep(const OpContext&)>;
+
 struct OpDef {
   std::string name;
   /// "" for ONNX's default domain; "tessel" for the operators only graph passes create.
@@ -78,6 +87,10 @@ struct OpDef {
   TuningSpaceFn tuning_space;
   /// Set instead of `compute` for metadata operators.
   FoldFn fold;
+  /// Set instead of `compute` for operators whose output extents depend on input values
+  /// (NonZero, Unique, NonMaxSuppression): the runtime runs them as steps of their own;
+  /// their inferred types are their largest outputs.
+  DataDependentFn data_dependent;
 };
 
 }  // namespace tessel::ops

@@ -22,7 +22,7 @@ bool foldable(const graph::Node& node, const ops::OpDef& def,
               const std::vector<const graph::Value*>& inputs,
               const std::vector<graph::TensorType>& output_types) {
   if (def.fold) return true;
-  if (!def.compute) return false;  // rewritten later (recurrent cells)
+  if (!def.compute && !def.data_dependent) return false;  // rewritten later (recurrent cells)
   int64_t input_elements = 0, output_elements = 0;
   for (const graph::Value* in : inputs) {
     if (!in) continue;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "runtime/data_dependent.h"
 #include "runtime/error.h"
 #include "runtime/memory.h"
 #include "runtime/module.h"
@@ -50,11 +51,19 @@ bool is_aligned(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % kAllocAlignment == 0;
 }
 
-/// `shape` with its leading extent for `batch` samples when `t` is batched.
-std::vector<int64_t> batch_shape(const PlanTensor& t, int64_t batch) {
+/// `t`'s shape in a run: its leading extent for `batch` samples when batched, its dynamic
+/// dimension `extent` long when it has one.
+std::vector<int64_t> run_shape(const PlanTensor& t, int64_t batch, int64_t extent) {
   std::vector<int64_t> shape = t.shape;
   if (t.batched) shape[0] *= batch;
+  if (t.dynamic_dim >= 0) shape[static_cast<size_t>(t.dynamic_dim)] = extent;
   return shape;
+}
+
+int64_t bytes_of(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t n = dtype.bytes();
+  for (int64_t d : shape) n *= d;
+  return n;
 }
 
 /// The size stored in the uint64_t data symbol `name` of `module`.
@@ -173,6 +182,8 @@ RunContext::RunContext(const Model& model) : code_(model.code_) {
   staging_.resize(plan.inputs.size());
   output_staging_.resize(plan.outputs.size());
   output_staged_.assign(plan.outputs.size(), false);
+  for (const PlanTensor& t : plan.tensors)
+    dynamic_extents_.push_back(t.dynamic_dim >= 0 ? t.shape[static_cast<size_t>(t.dynamic_dim)] : 0);
 }
 
 const ModelPlan& Model::plan() const {
@@ -240,11 +251,12 @@ void RunContext::set_batch_size(int64_t n) {
 }
 
 std::vector<int64_t> RunContext::input_shape(size_t i) const {
-  return batch_shape(plan_tensor(code_->plan, code_->plan.inputs, i, "input"), batch_size_);
+  return run_shape(plan_tensor(code_->plan, code_->plan.inputs, i, "input"), batch_size_, 0);
 }
 
 std::vector<int64_t> RunContext::output_shape(size_t i) const {
-  return batch_shape(plan_tensor(code_->plan, code_->plan.outputs, i, "output"), batch_size_);
+  const PlanTensor& t = plan_tensor(code_->plan, code_->plan.outputs, i, "output");
+  return run_shape(t, batch_size_, dynamic_extents_[static_cast<size_t>(code_->plan.outputs[i])]);
 }
 
 int64_t RunContext::input_nbytes(size_t i) const {
@@ -253,8 +265,7 @@ int64_t RunContext::input_nbytes(size_t i) const {
 }
 
 int64_t RunContext::output_nbytes(size_t i) const {
-  const PlanTensor& t = plan_tensor(code_->plan, code_->plan.outputs, i, "output");
-  return t.nbytes() * (t.batched ? batch_size_ : 1);
+  return bytes_of(output_shape(i), code_->plan.tensors[static_cast<size_t>(code_->plan.outputs[i])].dtype);
 }
 
 void Model::check_context(const RunContext& context) const {
@@ -403,6 +414,32 @@ size_t RunContext::run_step(size_t k) {
     case StepKind::Increment: {
       int64_t next = read_int64(data(0)) + 1;
       std::memcpy(data(0), &next, sizeof next);
+      return k + 1;
+    }
+    case StepKind::NonZero:
+    case StepKind::Unique:
+    case StepKind::NonMaxSuppression: {
+      size_t outputs = step.kind == StepKind::Unique ? 4 : 1;
+      std::vector<ConstView> inputs;
+      std::vector<void*> results;
+      for (size_t a = 0; a < step.args.size(); ++a) {
+        const PlanTensor& t = plan.tensors[static_cast<size_t>(step.args[a])];
+        if (a + outputs < step.args.size())
+          inputs.push_back({data(a), t.dtype, t.shape});
+        else
+          results.push_back(data(a));
+      }
+      std::vector<std::vector<int64_t>> shapes;
+      try {
+        shapes = run_data_dependent(step.kind, step.params, inputs, results);
+      } catch (const Error& e) {
+        fail(e.what());
+      }
+      for (size_t k = 0; k < outputs; ++k) {
+        int32_t id = step.args[step.args.size() - outputs + k];
+        int32_t dim = plan.tensors[static_cast<size_t>(id)].dynamic_dim;
+        if (dim >= 0) dynamic_extents_[static_cast<size_t>(id)] = shapes[k][static_cast<size_t>(dim)];
+      }
       return k + 1;
     }
     case StepKind::SliceIn:

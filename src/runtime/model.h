@@ -119,6 +119,9 @@ class RunContext {
   /// Contiguous copies of batched outputs (gather_outputs), empty for the others.
   std::vector<Buffer> output_staging_;
   std::vector<bool> output_staged_;
+  /// Per tensor with a dynamic dimension: its extent in the last run (the planned largest
+  /// one before any).
+  std::vector<int64_t> dynamic_extents_;
   bool profiling_ = false;
   std::vector<double> step_times_ms_;
 };

@@ -5,10 +5,10 @@
 //   name  i64 arena_bytes  i64 weights_bytes  i64 intermediate_bytes  i32 num_threads
 //   batch_symbol  i64 batch_arena_bytes
 //   tensors: {name, u8 dtype code, u8 dtype bits, u8 storage, u32 ndim, i64 dims[ndim],
-//             i64 offset, u8 flags (1: batched)}
+//             i64 offset, u8 flags (1: batched), i32 dynamic_dim}
 //   inputs: i32 ids   outputs: i32 ids
 //   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
-//           u8 flags (1: reverse, 2: all_trips)}
+//           u8 flags (1: reverse, 2: all_trips), u32 nparams, i64 params[nparams]}
 // Nothing may follow the last step. The reader checks every count against the bytes left
 // before allocating, so corrupted bytes cost no more memory than their own size.
 #include "runtime/model_plan.h"
@@ -17,13 +17,14 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/data_dependent.h"
 #include "runtime/error.h"
 
 namespace tessel::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 /// Offsets into the arena and the weights are multiples of this (kernels assume aligned
 /// arguments).
 constexpr int64_t kTensorAlignment = 64;
@@ -160,6 +161,13 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
   uint8_t flags = in.get<uint8_t>("tensor flags");
   if (flags > 1) in.fail_at(at, describe(id, t) + ": invalid flags " + std::to_string(flags));
   t.batched = flags & 1;
+  at = in.position();
+  t.dynamic_dim = in.get<int32_t>("dynamic dimension");
+  if (t.dynamic_dim < -1 || t.dynamic_dim >= static_cast<int32_t>(ndim))
+    in.fail_at(at, describe(id, t) + ": dynamic dimension " + std::to_string(t.dynamic_dim) +
+                       " is out of range for rank " + std::to_string(ndim));
+  if (t.dynamic_dim >= 0 && (t.storage != Storage::Arena || t.batched))
+    in.fail_at(at, describe(id, t) + ": a dynamic dimension, but not an unbatched arena tensor");
   if (t.batched && (plan.batch_symbol.empty() || t.storage == Storage::Weight || ndim == 0))
     in.fail_at(at, describe(id, t) + ": batched, but " +
                        (plan.batch_symbol.empty()       ? std::string("the plan has no symbolic batch")
@@ -223,6 +231,37 @@ void check_inputs(const Reader& in, const ModelPlan& plan, size_t inputs_positio
   }
 }
 
+/// Fails unless data-dependent `step` names inputs the step takes and outputs of exactly the
+/// types, largest shapes and dynamic dimensions it writes, in the arena: the run writes up
+/// to those shapes' bytes.
+void check_data_dependent(const Reader& in, size_t at, const ModelPlan& plan,
+                          const std::string& what, const PlanStep& step) {
+  size_t outputs = step.kind == StepKind::Unique ? 4 : 1;
+  if (step.args.size() < outputs) in.fail_at(at, what + ": too few arguments");
+  std::vector<DType> types;
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t k = 0; k + outputs < step.args.size(); ++k) {
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(step.args[k])];
+    types.push_back(t.dtype);
+    shapes.push_back(t.shape);
+  }
+  DataDependentOutputs expected;
+  try {
+    expected = data_dependent_outputs(step.kind, step.params, types, shapes);
+  } catch (const Error& e) {
+    in.fail_at(at, what + ": " + e.what());
+  }
+  for (size_t k = 0; k < outputs; ++k) {
+    int32_t id = step.args[step.args.size() - outputs + k];
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
+    if (t.storage != Storage::Arena || t.batched || t.dtype != expected.dtypes[k] ||
+        t.shape != expected.capacities[k] || t.dynamic_dim != expected.dynamic_dims[k])
+      in.fail_at(at, what + ": output " + std::to_string(k) + " " + describe(id, t) +
+                         " is not an arena tensor of the type, largest shape and dynamic "
+                         "dimension the step writes");
+  }
+}
+
 /// Fails unless `step` (number `s`, read at byte `at`) is well formed for its kind: the
 /// argument count, the tensors' dtypes, shapes and storage it needs, a target within the plan.
 void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
@@ -251,6 +290,7 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
   };
   if ((step.kind == StepKind::Kernel) != !step.kernel.empty())
     fail(step.kind == StepKind::Kernel ? "has no kernel name" : "names a kernel");
+  if (is_data_dependent(step.kind)) return check_data_dependent(in, at, plan, what, step);
   if (step.kind != StepKind::Kernel)
     for (size_t k = 0; k < step.args.size(); ++k)
       if (tensor(k).batched)
@@ -284,6 +324,10 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
       expect_args(1);
       expect_scalar(0, DType::Int(64), "iteration");
       return expect_written(0);
+    case StepKind::NonZero:
+    case StepKind::Unique:
+    case StepKind::NonMaxSuppression:
+      return;  // checked above
     case StepKind::SliceIn:
     case StepKind::SliceOut: {
       expect_args(3);
@@ -324,6 +368,12 @@ const char* step_kind_name(StepKind kind) {
       return "slice in";
     case StepKind::SliceOut:
       return "slice out";
+    case StepKind::NonZero:
+      return "NonZero";
+    case StepKind::Unique:
+      return "Unique";
+    case StepKind::NonMaxSuppression:
+      return "NonMaxSuppression";
   }
   return "?";
 }
@@ -363,6 +413,7 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     for (int64_t d : t.shape) out.put(d);
     out.put(t.offset);
     out.put(static_cast<uint8_t>(t.batched ? 1 : 0));
+    out.put(t.dynamic_dim);
   }
   out.put_ids(plan.inputs);
   out.put_ids(plan.outputs);
@@ -375,6 +426,8 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     out.put(step.target);
     out.put(step.axis);
     out.put(static_cast<uint8_t>((step.reverse ? 1 : 0) | (step.all_trips ? 2 : 0)));
+    out.put(static_cast<uint32_t>(step.params.size()));
+    for (int64_t p : step.params) out.put(p);
   }
   return out.take();
 }
@@ -407,8 +460,8 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
                        " bytes without a symbolic batch");
 
   // A tensor takes at least 4 (name) + 3 (dtype, storage) + 4 (ndim) + 8 (offset) + 1
-  // (flags) bytes.
-  uint32_t num_tensors = in.get_count("tensor count", 20);
+  // (flags) + 4 (dynamic dimension) bytes.
+  uint32_t num_tensors = in.get_count("tensor count", 24);
   if (num_tensors > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()))
     in.fail("too many tensors");
   std::vector<size_t> offset_positions;
@@ -422,14 +475,14 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
   check_inputs(in, plan, inputs_position, offset_positions);
 
   // A step takes at least 1 (kind) + 4 (kernel) + 4 (label) + 4 (nargs) + 8 (target,
-  // axis) + 1 (flags) bytes.
-  uint32_t num_steps = in.get_count("step count", 22);
+  // axis) + 1 (flags) + 4 (nparams) bytes.
+  uint32_t num_steps = in.get_count("step count", 26);
   plan.steps.reserve(num_steps);
   for (uint32_t s = 0; s < num_steps; ++s) {
     PlanStep step;
     at = in.position();
     uint8_t kind = in.get<uint8_t>("step kind");
-    if (kind > static_cast<uint8_t>(StepKind::SliceOut))
+    if (kind > static_cast<uint8_t>(StepKind::NonMaxSuppression))
       in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
     step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");
@@ -442,6 +495,8 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
       in.fail("step " + std::to_string(s) + " has the invalid flags " + std::to_string(flags));
     step.reverse = flags & 1;
     step.all_trips = flags & 2;
+    uint32_t nparams = in.get_count("step parameters", sizeof(int64_t));
+    for (uint32_t k = 0; k < nparams; ++k) step.params.push_back(in.get<int64_t>("step parameter"));
     check_step(in, at, plan, s, step, num_steps);
     plan.steps.push_back(std::move(step));
   }

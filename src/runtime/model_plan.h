@@ -37,6 +37,9 @@ struct PlanTensor {
   /// batch arena: sample n of it at N * offset + n * sample_stride() bytes, so the planned
   /// offsets of one sample, scaled by N, keep tensors that live at once apart.
   bool batched = false;
+  /// The dimension whose extent a data-dependent step sets when it runs (-1: none): `shape`
+  /// then holds the largest extent, which the storage is sized for.
+  int32_t dynamic_dim = -1;
 
   /// The product of the shape (1 for a scalar).
   int64_t num_elements() const;
@@ -64,6 +67,12 @@ enum class StepKind : uint8_t {
   SliceIn = 6,
   /// args {slice, whole, iteration}: the reverse, into the iteration-th slice of whole.
   SliceOut = 7,
+  /// args {inputs..., outputs...}: operators whose output extents depend on input values,
+  /// run by the runtime (runtime/data_dependent.h), with `params`; each output with a
+  /// dynamic dimension gets its extent from the run.
+  NonZero = 8,
+  Unique = 9,
+  NonMaxSuppression = 10,
 };
 const char* step_kind_name(StepKind kind);
 
@@ -83,6 +92,8 @@ struct PlanStep {
   bool reverse = false;
   /// LoopTest: every trip must run.
   bool all_trips = false;
+  /// Data-dependent steps: their parameters (runtime/data_dependent.h).
+  std::vector<int64_t> params = {};
 };
 
 struct ModelPlan {

@@ -126,7 +126,7 @@ def plans():
         return struct.pack("<I", len(b)) + b
 
     def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0, batch=("", 0)):
-        out = b"TSLPLAN\0" + struct.pack("<I", 3) + string(name)
+        out = b"TSLPLAN\0" + struct.pack("<I", 4) + string(name)
         intermediate = sum(t[5] for t in tensors if t[3] == 2)
         out += struct.pack("<qqqi", arena, weights, intermediate, threads)
         out += string(batch[0]) + struct.pack("<q", batch[1])
@@ -134,23 +134,27 @@ def plans():
         for t in tensors:
             tname, code, bits, storage, shape, nbytes, offset = t[:7]
             batched = t[7] if len(t) > 7 else 0
+            dynamic_dim = t[8] if len(t) > 8 else -1
             out += string(tname) + struct.pack("<BBBI", code, bits, storage, len(shape))
-            out += b"".join(struct.pack("<q", d) for d in shape) + struct.pack("<qB", offset, batched)
+            out += b"".join(struct.pack("<q", d) for d in shape) + struct.pack("<qBi", offset, batched,
+                                                                                dynamic_dim)
         for ids in (inputs, outputs):
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
         for step in steps:
-            kind, kernel, label, args, target, axis, flags = (step + (0, 0, 0))[:7]
+            kind, kernel, label, args, target, axis, flags, params = step + (0, 0, 0, ())[len(step) - 4:]
             out += struct.pack("<B", kind) + string(kernel) + string(label)
             out += struct.pack("<I", len(args)) + b"".join(struct.pack("<i", a) for a in args)
             out += struct.pack("<iiB", target, axis, flags)
+            out += struct.pack("<I", len(params)) + b"".join(struct.pack("<q", v) for v in params)
         return out
     # (name, dtype code (0 int, 1 uint, 2 float), bits, storage (0 input, 1 weight, 2 arena),
-    #  shape, bytes, offset[, batched]); batch: (symbol, batch arena bytes per sample)
+    #  shape, bytes, offset[, batched[, dynamic dimension]]); batch: (symbol, batch arena bytes per sample)
     f32 = (2, 32)
-    # steps: (kind, kernel, label, args[, target, axis, flags]); kinds as runtime::StepKind
-    # (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment, 6 slice in,
-    # 7 slice out), flags 1 reverse, 2 all trips.
+    # steps: (kind, kernel, label, args[, target, axis, flags, params]); kinds as
+    # runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
+    # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression), flags 1 reverse,
+    # 2 all trips.
     f32, i64, boolean = (2, 32), (0, 64), (1, 1)
     yield "relu", plan("relu", [("x", *f32, 0, [1, 16], 64, 0), ("y", *f32, 2, [1, 16], 64, 0)],
                        [0], [1], [(0, "k0", "Relu", [0, 1])], 64, 0)
@@ -173,6 +177,15 @@ def plans():
         "batched", [("x", *f32, 0, [1, 8], 32, 0, 1), ("w", *f32, 1, [8, 8], 256, 0),
                     ("h", *f32, 2, [1, 8], 32, 0, 1)],
         [0], [2], [(0, "k0", "MatMul", [0, 1, 2])], 0, 256, 0, ("N", 64))
+    # Data-dependent steps: NonZero of x (indices [2, up to 6], the count found at run time),
+    # then Unique of x flattened and sorted (values, first indices, inverse, counts).
+    yield "data_dependent", plan(
+        "data_dependent", [("x", *f32, 0, [2, 3], 24, 0), ("nz", *i64, 2, [2, 6], 96, 0, 0, 1),
+                           ("u", *f32, 2, [6], 24, 128, 0, 0), ("first", *i64, 2, [6], 48, 192, 0, 0),
+                           ("inverse", *i64, 2, [6], 48, 256), ("counts", *i64, 2, [6], 48, 320, 0, 0)],
+        [0], [1, 2, 3, 4, 5], [(8, "", "NonZero", [0, 1]),
+                               (9, "", "Unique", [0, 2, 3, 4, 5], 0, 0, 0, (-1, 1))],
+        384, 0)
 
 
 def traces():

@@ -1,5 +1,6 @@
 // Registers the index operators: gathers, scatters, Pad, DepthToSpace / SpaceToDepth,
-// ReverseSequence, Compress, Resize / Upsample and GridSample.
+// ReverseSequence, Compress, Resize / Upsample, GridSample, and NonZero, Unique and
+// NonMaxSuppression (run by the runtime).
 #include "ops/index/index_common.h"
 
 namespace tessel::ops {
@@ -13,6 +14,7 @@ void register_index_ops(OpRegistry& registry) {
   index::register_compress_ops(registry);
   index::register_resize_ops(registry);
   index::register_grid_sample_ops(registry);
+  index::register_data_dependent_ops(registry);
 }
 
 }  // namespace tessel::ops

@@ -76,9 +76,9 @@ TEST(Plan, RoundTrip) {
   EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
   EXPECT_EQ(q.num_threads, p.num_threads);
   EXPECT_EQ(runtime::serialize_plan(q), bytes);
-  // Little-endian and versioned: the magic, then version 3.
+  // Little-endian and versioned: the magic, then version 4.
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
-  EXPECT_EQ(bytes[8], 3);
+  EXPECT_EQ(bytes[8], 4);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
 }
 
@@ -97,13 +97,13 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 3): the "
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 4): the "
             "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
   EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +
                                    ": 1 unexpected bytes after the last step");
-  bad.assign(bytes.begin(), bytes.end() - 12);  // into the last step's arguments
+  bad.assign(bytes.begin(), bytes.end() - 16);  // into the last step's arguments
   EXPECT_NE(decode_error(bad).find("step arguments is 3 but only 9 bytes are left"),
             std::string::npos)
       << decode_error(bad);
@@ -213,8 +213,8 @@ TEST(Plan, ChecksControlSteps) {
   p.steps[5].kernel = "k";
   expect(p, "step 5 (jump): names a kernel");
   p = good;
-  p.steps[5].kind = static_cast<runtime::StepKind>(9);
-  expect(p, "step 5 has the invalid kind 9");
+  p.steps[5].kind = static_cast<runtime::StepKind>(99);
+  expect(p, "step 5 has the invalid kind 99");
 }
 
 TEST(Plan, EveryTruncationThrows) {
@@ -303,6 +303,78 @@ TEST(Plan, RejectsInconsistentBatches) {
   p.tensors[8].batched = true;  // the scanned row
   p.tensors[8].offset = 0;
   expect(p, "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
+}
+
+/// sample_plan with NonZero of x: the indices into tensor 6 ('nz', int64 [2, 32], its
+/// second extent found by the run).
+ModelPlan data_dependent_plan() {
+  ModelPlan p = sample_plan();
+  p.tensors.push_back({"nz", runtime::DType::Int(64), {2, kSize}, runtime::Storage::Arena, 256});
+  p.tensors.back().dynamic_dim = 1;
+  p.arena_bytes = 256 + 2 * kSize * 8;
+  runtime::PlanStep nonzero;
+  nonzero.kind = runtime::StepKind::NonZero;
+  nonzero.args = {0, 6};
+  nonzero.label = "NonZero";
+  p.steps.push_back(nonzero);
+  p.outputs.push_back(6);
+  return p;
+}
+
+TEST(Plan, DataDependentStepsRoundTrip) {
+  ModelPlan p = data_dependent_plan();
+  p.tensors.push_back({"u", runtime::DType::Float(32), {kSize}, runtime::Storage::Arena, 0});
+  for (int k = 0; k < 3; ++k)
+    p.tensors.push_back({"i" + std::to_string(k), runtime::DType::Int(64), {kSize},
+                         runtime::Storage::Arena, 0});
+  p.tensors[7].dynamic_dim = p.tensors[8].dynamic_dim = p.tensors[10].dynamic_dim = 0;
+  runtime::PlanStep unique;
+  unique.kind = runtime::StepKind::Unique;
+  unique.args = {0, 7, 8, 9, 10};
+  unique.params = {-1, 1};
+  p.steps.push_back(unique);
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  ModelPlan q = runtime::deserialize_plan(bytes.data(), bytes.size());
+  EXPECT_EQ(q.tensors[6].dynamic_dim, 1);
+  EXPECT_EQ(q.tensors[9].dynamic_dim, -1);
+  EXPECT_EQ(q.steps.back().kind, runtime::StepKind::Unique);
+  EXPECT_EQ(q.steps.back().params, (std::vector<int64_t>{-1, 1}));
+  EXPECT_EQ(runtime::serialize_plan(q), bytes);
+}
+
+TEST(Plan, ChecksDataDependentSteps) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  const std::string wrong_output =
+      "step 2 (NonZero): output 0 tensor 6 ('nz') is not an arena tensor of the type, largest "
+      "shape and dynamic dimension the step writes";
+  EXPECT_EQ(plan_error(data_dependent_plan()), "");
+  ModelPlan p = data_dependent_plan();
+  p.tensors[6].shape = {2, kSize / 2};  // too small for every element nonzero
+  expect(p, wrong_output);
+  p = data_dependent_plan();
+  p.tensors[6].dynamic_dim = -1;
+  expect(p, wrong_output);
+  p = data_dependent_plan();
+  p.tensors[6].dtype = runtime::DType::Int(32);
+  expect(p, wrong_output);
+  p = data_dependent_plan();
+  p.tensors[6].dynamic_dim = 2;
+  expect(p, "tensor 6 ('nz'): dynamic dimension 2 is out of range for rank 2");
+  p = data_dependent_plan();
+  p.tensors[0].dynamic_dim = 0;
+  expect(p, "tensor 0 ('x'): a dynamic dimension, but not an unbatched arena tensor");
+  p = data_dependent_plan();
+  p.steps.back().kind = runtime::StepKind::Unique;
+  p.steps.back().params = {5, 1};
+  expect(p, "too few arguments");
+  p.steps.back().args = {0, 6, 6, 6, 6};
+  expect(p, "axis 5 is out of range for rank 2");
+  p = data_dependent_plan();
+  p.steps.back().params = {3};
+  expect(p, "step 2 (NonZero): NonZero takes no parameters");
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+// Operators whose output extents depend on input values: NonZero, Unique and
+// NonMaxSuppression, run by the runtime as plan steps of their own (and by the compiler, to
+// fold them when their inputs are constants).
+//
+// Their work is a sequential scan, a sort or a greedy selection, which the gather form of
+// tensor expressions (each output element a function of its index) does not describe; they
+// are written here once, in C++. Each writes its outputs compactly, row-major for the
+// extents it finds, into buffers sized for the largest outputs its input shapes allow
+// (data_dependent_capacities), and returns the extents it wrote: a plan sizes those buffers
+// statically, and the run reports the outputs' actual shapes.
+//
+// Semantics (ONNX, as ONNX Runtime computes them):
+//  - NonZero: the indices of the nonzero elements, [rank, count], in row-major order (NaN
+//    counts as nonzero; a scalar is read as one element of rank 1).
+//  - Unique (params: axis or -1 for the flattened input, sorted): the distinct elements (or
+//    slices along the axis), ascending when sorted (slices compared element by element) or
+//    in the order they first appear; the index of each one's first occurrence; for each
+//    input element (slice) the position of its value among the distinct ones; the counts.
+//  - NonMaxSuppression (params: center_point_box, then whether max_output_boxes_per_class,
+//    iou_threshold and score_threshold are given): per batch and class, the boxes scoring
+//    above score_threshold, best first (ties by the lower index), each kept unless its IoU
+//    with a kept box exceeds iou_threshold, at most max_output_boxes_per_class of them
+//    (absent: 0); rows [batch, class, box].
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/model_plan.h"
+
+namespace tessel::runtime {
+
+/// An input of a data-dependent step as it runs.
+struct ConstView {
+  const void* data = nullptr;
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+/// Whether `kind` is NonZero, Unique or NonMaxSuppression.
+bool is_data_dependent(StepKind kind);
+
+/// The element types and the largest shapes of the outputs of step `kind` with `params` on
+/// inputs of `input_types` / `input_shapes`, and per output the dimension whose extent the
+/// run sets (-1: none). Throws Error naming the problem when the inputs or parameters do
+/// not fit the step.
+struct DataDependentOutputs {
+  std::vector<DType> dtypes;
+  std::vector<std::vector<int64_t>> capacities;
+  std::vector<int32_t> dynamic_dims;
+};
+DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int64_t>& params,
+                                            const std::vector<DType>& input_types,
+                                            const std::vector<std::vector<int64_t>>& input_shapes);
+
+/// Runs step `kind` on `inputs`, writing output k compactly into outputs[k] (each at least
+/// its capacity in bytes); returns the outputs' actual shapes. Throws Error for a bad
+/// scalar input (a negative box count, say).
+std::vector<std::vector<int64_t>> run_data_dependent(StepKind kind,
+                                                     const std::vector<int64_t>& params,
+                                                     const std::vector<ConstView>& inputs,
+                                                     const std::vector<void*>& outputs);
+
+}  // namespace tessel::runtime
