@@ -101,7 +101,7 @@ bool can_join(const FusedGroup& group, const graph::Node& node, const ops::OpDef
 }  // namespace
 
 bool FusedGroup::data_dependent() const {
-  return nodes.size() == 1 && executor::find_op(*nodes[0]).data_dependent != nullptr;
+  return nodes.size() == 1 && executor::data_dependent_step(*nodes[0]).has_value();
 }
 
 std::string FusedGroup::label() const {
@@ -126,7 +126,9 @@ std::vector<FusedGroup> fuse_operators(const graph::Graph& graph, const FusionOp
     const graph::Node& node = *node_ptr;
     const ops::OpDef* def = definition(node);
     bool single_output = node.outputs.size() == 1 && present_outputs(node) == 1;
-    if (options.enabled && def && !def->fold && single_output) {
+    // A node the runtime runs as a step of its own is a group alone.
+    bool runs_alone = def && def->data_dependent && executor::data_dependent_step(node);
+    if (options.enabled && def && !def->fold && single_output && !runs_alone) {
       for (const graph::Value* in : node.inputs) {
         if (!in || !in->producer) continue;
         auto found = grouping.group_of.find(in->producer);
@@ -154,7 +156,7 @@ std::vector<FusedGroup> fuse_operators(const graph::Graph& graph, const FusionOp
     bool anchors = def && (def->pattern == PatternKind::Reduction ||
                            def->pattern == PatternKind::OutFusable);
     if (anchors) group.anchor = &node;
-    bool closed = !options.enabled || !def || def->fold || !single_output ||
+    bool closed = !options.enabled || !def || def->fold || !single_output || runs_alone ||
                   def->pattern == ops::PatternKind::Opaque || (def->schedule && !anchors);
     grouping.group_of[&node] = grouping.groups.size();
     grouping.groups.push_back(std::move(group));

@@ -203,21 +203,18 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
         TESSEL_USER_ERROR(reader->describe(), " reads '", in->name, "', whose extent ",
                           node.describe(), " finds at run time; tessel compiles its kernels for "
                           "fixed shapes, so only a model output may take such a value");
-  std::vector<graph::TensorType> types;
-  std::vector<const runtime::NDArray*> values;
   std::vector<runtime::DType> dtypes;
   std::vector<std::vector<int64_t>> shapes;
   runtime::PlanStep step;
   for (const graph::Value* in : node.inputs) {
-    types.push_back(in ? in->type : graph::TensorType{});
-    values.push_back(in ? in->constant.get() : nullptr);
     if (!in) continue;
     step.args.push_back(table_.of(*in));
     dtypes.push_back(graph::to_runtime_dtype(in->type.dtype));
     shapes.push_back(in->type.shape());
   }
-  const ops::OpDef& def = executor::find_op(node);
-  ops::DataDependentStep how = def.data_dependent(ops::OpContext(node, def, types, values));
+  std::optional<ops::DataDependentStep> found = executor::data_dependent_step(node);
+  TESSEL_ICHECK(found.has_value(), node.describe(), " is not data-dependent");
+  const ops::DataDependentStep& how = *found;
   runtime::DataDependentOutputs outputs =
       runtime::data_dependent_outputs(how.kind, how.params, dtypes, shapes);
   for (size_t k = 0; k < outputs.dtypes.size(); ++k) {

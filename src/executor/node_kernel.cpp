@@ -39,8 +39,11 @@ void check_attribute_kinds(const ops::OpContext& ctx) {
 std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
   const graph::Node& node = ctx.node();
   check_attribute_kinds(ctx);
+  // A node the runtime runs as a step of its own takes these values at run time.
+  bool runtime_step = ctx.def().data_dependent && ctx.def().data_dependent(ctx);
   for (int i : ctx.def().value_inputs)
-    if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
+    if (!runtime_step && ctx.has_input(static_cast<size_t>(i)) &&
+        !ctx.input_value(static_cast<size_t>(i)))
       ctx.fail("the value of input " + std::to_string(i) + " '" + node.inputs[i]->name +
                "' must be known at compile time (a constant, or computed from constants and "
                "shapes)");
@@ -144,7 +147,7 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   }
   if (def.data_dependent) {
     result.data_dependent = def.data_dependent(ctx);
-    return result;
+    if (result.data_dependent) return result;
   }
 
   std::vector<te::Tensor> placeholders(node.inputs.size());
@@ -192,6 +195,18 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
     ctx.fail(std::string("kernel build failed: ") + e.what());
   }
   return result;
+}
+
+std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node) {
+  const ops::OpDef& def = find_op(node);
+  if (!def.data_dependent) return std::nullopt;
+  std::vector<graph::TensorType> types;
+  std::vector<const runtime::NDArray*> values;
+  for (const graph::Value* in : node.inputs) {
+    types.push_back(in ? in->type : graph::TensorType{});
+    values.push_back(in ? in->constant.get() : nullptr);
+  }
+  return def.data_dependent(ops::OpContext(node, def, std::move(types), std::move(values)));
 }
 
 std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,

@@ -63,6 +63,10 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
                         const std::vector<const runtime::NDArray*>& input_values,
                         const driver::BuildOptions& options = {});
 
+/// The runtime step of `node` when its output extents depend on values known only at run
+/// time (ops::OpDef::data_dependent, read with the constants its inputs have), else nothing.
+std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node);
+
 /// Runs a compiled data-dependent node on `inputs` through the runtime's implementation;
 /// returns its outputs at their actual shapes.
 std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,

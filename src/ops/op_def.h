@@ -63,7 +63,9 @@ struct DataDependentStep {
   runtime::StepKind kind = runtime::StepKind::NonZero;
   std::vector<int64_t> params;
 };
-using DataDependentFn = std::function<DataDependentStep(const OpContext&)>;
+/// The step of a node, or nothing where the values known at compile time fix its output
+/// extents (Compress of a constant condition) and its `compute` runs it.
+using DataDependentFn = std::function<std::optional<DataDependentStep>(const OpContext&)>;
 
 struct OpDef {
   std::string name;
@@ -87,9 +89,10 @@ struct OpDef {
   TuningSpaceFn tuning_space;
   /// Set instead of `compute` for metadata operators.
   FoldFn fold;
-  /// Set instead of `compute` for operators whose output extents depend on input values
-  /// (NonZero, Unique, NonMaxSuppression): the runtime runs them as steps of their own;
-  /// their inferred types are their largest outputs.
+  /// Set for operators whose output extents may depend on input values: the runtime runs
+  /// a node as a step of its own where this gives one (always for NonZero, Unique and
+  /// NonMaxSuppression, which have no `compute`), and its inferred types are then its
+  /// largest outputs.
   DataDependentFn data_dependent;
 };
 

@@ -36,8 +36,8 @@ const OpRegistry& OpRegistry::global() {
 void OpRegistry::add(OpDef def) {
   TESSEL_ICHECK(!def.name.empty(), "an operator without a name");
   TESSEL_ICHECK(def.infer != nullptr, "operator ", def.name, " has no type inference");
-  TESSEL_ICHECK((def.compute != nullptr) + (def.fold != nullptr) + (def.data_dependent != nullptr) <= 1,
-                "operator ", def.name, " has more than one of a compute, a fold and a data-dependent step");
+  TESSEL_ICHECK(def.fold == nullptr || (def.compute == nullptr && def.data_dependent == nullptr),
+                "operator ", def.name, " has a fold and a compute or data-dependent step");
   TESSEL_ICHECK(!defs_.count(def.name), "operator ", def.name, " is registered twice");
   std::string name = def.name;
   defs_.emplace(std::move(name), std::move(def));

@@ -1,4 +1,5 @@
-// NonZero, Unique and NonMaxSuppression on host memory (see data_dependent.h).
+// NonZero, Unique, NonMaxSuppression, Compress and TopK on host memory (see
+// data_dependent.h).
 #include "runtime/data_dependent.h"
 
 #include <algorithm>
@@ -19,7 +20,21 @@ int64_t product(const std::vector<int64_t>& shape) {
 }
 
 /// Element k of `v`, exact (runtime/ndarray_element.h): equal keys mean equal elements.
-long double key(const ConstView& v, int64_t k) { return element_as_long_double(v.data, v.dtype, k); }
+long double key(const ConstView& v, int64_t k) {
+  return element_as_long_double(v.data, v.dtype, k);
+}
+
+/// params[0] as an axis of `shape`, or -1 for the flattened input; the first parameter of
+/// Unique and Compress (which takes only it).
+int64_t checked_axis(const std::vector<int64_t>& params, const std::vector<int64_t>& shape,
+                     const char* what) {
+  if (params.empty()) throw Error(std::string(what) + " takes an axis parameter");
+  int64_t axis = params[0];
+  if (axis < -1 || axis >= static_cast<int64_t>(shape.size()))
+    throw Error(std::string(what) + ": axis " + std::to_string(axis) +
+                " is out of range for rank " + std::to_string(shape.size()));
+  return axis;
+}
 
 void expect_inputs(size_t given, size_t expected, const char* what) {
   if (given != expected)
@@ -46,17 +61,36 @@ std::vector<std::vector<int64_t>> nonzero(const ConstView& in, int64_t* out) {
   return {{static_cast<int64_t>(shape.size()), count}};
 }
 
+/// `shape` as [outer, length, inner] around `axis` (-1: the flattened input as the length).
+struct Lines {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+
+Lines lines_around(const std::vector<int64_t>& shape, int64_t axis) {
+  Lines l;
+  if (axis < 0) {
+    l.length = product(shape);
+    return l;
+  }
+  l.length = shape[static_cast<size_t>(axis)];
+  for (int64_t d = 0; d < axis; ++d) l.outer *= shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) l.inner *= shape[d];
+  return l;
+}
+
+/// `shape` with the extent along `axis` (-1: flattened) replaced by `extent`.
+std::vector<int64_t> with_extent(std::vector<int64_t> shape, int64_t axis, int64_t extent) {
+  if (axis < 0) return {extent};
+  shape[static_cast<size_t>(axis)] = extent;
+  return shape;
+}
+
 // ---- Unique ----------------------------------------------------------------------------
 
 std::vector<std::vector<int64_t>> unique(const ConstView& in, int64_t axis, bool sorted,
                                          const std::vector<void*>& outputs) {
   // The input as [outer, length, inner]: slices along the axis are [outer, inner] each.
-  int64_t outer = 1, length = product(in.shape), inner = 1;
-  if (axis >= 0) {
-    length = in.shape[static_cast<size_t>(axis)];
-    for (int64_t d = 0; d < axis; ++d) outer *= in.shape[static_cast<size_t>(d)];
-    for (size_t d = static_cast<size_t>(axis) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
-  }
+  auto [outer, length, inner] = lines_around(in.shape, axis);
   auto element = [&](int64_t slice, int64_t o, int64_t i) {
     return key(in, (o * length + slice) * inner + i);
   };
@@ -91,7 +125,8 @@ std::vector<std::vector<int64_t>> unique(const ConstView& in, int64_t axis, bool
       return first[static_cast<size_t>(a)] < first[static_cast<size_t>(b)];
     });
   std::vector<int64_t> position(first.size());
-  for (size_t r = 0; r < rank.size(); ++r) position[static_cast<size_t>(rank[r])] = static_cast<int64_t>(r);
+  for (size_t r = 0; r < rank.size(); ++r)
+    position[static_cast<size_t>(rank[r])] = static_cast<int64_t>(r);
   int64_t u = static_cast<int64_t>(first.size());
   int64_t bytes = in.dtype.bytes();
   auto* y = static_cast<uint8_t*>(outputs[0]);
@@ -102,13 +137,13 @@ std::vector<std::vector<int64_t>> unique(const ConstView& in, int64_t axis, bool
       std::memcpy(y + ((o * u + r) * inner) * bytes, x + ((o * length + slice) * inner) * bytes,
                   static_cast<size_t>(inner * bytes));
     static_cast<int64_t*>(outputs[1])[r] = slice;
-    static_cast<int64_t*>(outputs[3])[r] = counts[static_cast<size_t>(rank[static_cast<size_t>(r)])];
+    static_cast<int64_t*>(outputs[3])[r] =
+        counts[static_cast<size_t>(rank[static_cast<size_t>(r)])];
   }
   for (int64_t s = 0; s < length; ++s)
-    static_cast<int64_t*>(outputs[2])[s] = position[static_cast<size_t>(group_of[static_cast<size_t>(s)])];
-  std::vector<int64_t> y_shape = axis >= 0 ? in.shape : std::vector<int64_t>{u};
-  if (axis >= 0) y_shape[static_cast<size_t>(axis)] = u;
-  return {y_shape, {u}, {length}, {u}};
+    static_cast<int64_t*>(outputs[2])[s] =
+        position[static_cast<size_t>(group_of[static_cast<size_t>(s)])];
+  return {with_extent(in.shape, axis, u), {u}, {length}, {u}};
 }
 
 // ---- NonMaxSuppression -----------------------------------------------------------------
@@ -177,11 +212,73 @@ std::vector<std::vector<int64_t>> non_max_suppression(const std::vector<int64_t>
   return {{rows, 3}};
 }
 
+// ---- Compress and TopK -------------------------------------------------------------------
+
+std::vector<std::vector<int64_t>> compress(const ConstView& x, const ConstView& condition,
+                                           int64_t axis, void* out) {
+  Lines l = lines_around(x.shape, axis);
+  std::vector<int64_t> selected;
+  for (int64_t k = 0; k < product(condition.shape); ++k) {
+    if (key(condition, k) == 0) continue;
+    if (k >= l.length)
+      throw Error("Compress: the condition selects position " + std::to_string(k) +
+                  ", beyond the extent " + std::to_string(l.length));
+    selected.push_back(k);
+  }
+  int64_t count = static_cast<int64_t>(selected.size()), bytes = x.dtype.bytes();
+  const auto* from = static_cast<const uint8_t*>(x.data);
+  auto* to = static_cast<uint8_t*>(out);
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t r = 0; r < count; ++r)
+      std::memcpy(to + (o * count + r) * l.inner * bytes,
+                  from + (o * l.length + selected[static_cast<size_t>(r)]) * l.inner * bytes,
+                  static_cast<size_t>(l.inner * bytes));
+  return {with_extent(x.shape, axis, count)};
+}
+
+std::vector<std::vector<int64_t>> topk(const ConstView& x, const ConstView& k_value, int64_t axis,
+                                       bool largest, const std::vector<void*>& outputs) {
+  Lines l = lines_around(x.shape, axis);
+  auto k = static_cast<int64_t>(key(k_value, 0));
+  if (k < 0 || k > l.length)
+    throw Error("TopK: k is " + std::to_string(k) + ", expected 0 <= k <= " +
+                std::to_string(l.length) + " (the extent of axis " + std::to_string(axis) + ")");
+  int64_t bytes = x.dtype.bytes();
+  const auto* from = static_cast<const uint8_t*>(x.data);
+  auto* values = static_cast<uint8_t*>(outputs[0]);
+  auto* indices = static_cast<int64_t*>(outputs[1]);
+  std::vector<int64_t> order(static_cast<size_t>(l.length));
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t i = 0; i < l.inner; ++i) {
+      auto at = [&](int64_t p) { return (o * l.length + p) * l.inner + i; };
+      // Better first: larger (smaller) values, NaN above every number, ties by position.
+      auto better = [&](int64_t a, int64_t b) {
+        long double va = key(x, at(a)), vb = key(x, at(b));
+        bool nan_a = std::isnan(va), nan_b = std::isnan(vb);
+        if (nan_a || nan_b) return nan_a != nan_b ? (largest ? nan_a : nan_b) : a < b;
+        if (va != vb) return largest ? va > vb : va < vb;
+        return a < b;
+      };
+      std::iota(order.begin(), order.end(), 0);
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), better);
+      for (int64_t r = 0; r < k; ++r) {
+        int64_t out = (o * k + r) * l.inner + i, p = order[static_cast<size_t>(r)];
+        std::memcpy(values + out * bytes, from + at(p) * bytes, static_cast<size_t>(bytes));
+        indices[out] = p;
+      }
+    }
+  std::vector<int64_t> shape = with_extent(x.shape, axis, k);
+  return {shape, shape};
+}
+
 }  // namespace
 
 bool is_data_dependent(StepKind kind) {
-  return kind == StepKind::NonZero || kind == StepKind::Unique ||
-         kind == StepKind::NonMaxSuppression;
+  return kind >= StepKind::NonZero && kind <= StepKind::TopK;
+}
+
+size_t data_dependent_output_count(StepKind kind) {
+  return kind == StepKind::Unique ? 4 : kind == StepKind::TopK ? 2 : 1;
 }
 
 DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int64_t>& params,
@@ -202,14 +299,11 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
     case StepKind::Unique: {
       expect_inputs(shapes.size(), 1, "Unique");
       if (params.size() != 2) throw Error("Unique takes 2 parameters (axis, sorted)");
-      int64_t axis = params[0];
+      int64_t axis = checked_axis(params, shapes[0], "Unique");
       const std::vector<int64_t>& shape = shapes[0];
-      if (axis < -1 || axis >= static_cast<int64_t>(shape.size()))
-        throw Error("Unique: axis " + std::to_string(axis) + " is out of range for rank " +
-                    std::to_string(shape.size()));
       int64_t length = axis >= 0 ? shape[static_cast<size_t>(axis)] : product(shape);
       out.dtypes = {types[0], i64, i64, i64};
-      out.capacities = {axis >= 0 ? shape : std::vector<int64_t>{length}, {length}, {length}, {length}};
+      out.capacities = {with_extent(shape, axis, length), {length}, {length}, {length}};
       out.dynamic_dims = {static_cast<int32_t>(std::max<int64_t>(axis, 0)), 0, -1, 0};
       return out;
     }
@@ -221,14 +315,40 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       const std::vector<int64_t>& scores = shapes[1];
       if (boxes.size() != 3 || boxes[2] != 4 || scores.size() != 3 || scores[0] != boxes[0] ||
           scores[2] != boxes[1] || types[0] != DType::Float(32) || types[1] != DType::Float(32))
-        throw Error("NonMaxSuppression: boxes must be float32 [batches, boxes, 4] and scores "
-                    "float32 [batches, classes, boxes]");
+        throw Error(
+            "NonMaxSuppression: boxes must be float32 [batches, boxes, 4] and scores "
+            "float32 [batches, classes, boxes]");
       for (size_t k = 2; k < shapes.size(); ++k)
         if (product(shapes[k]) != 1)
           throw Error("NonMaxSuppression: input " + std::to_string(k) + " must hold one value");
       out.dtypes = {i64};
       out.capacities = {{scores[0] * scores[1] * scores[2], 3}};
       out.dynamic_dims = {0};
+      return out;
+    }
+    case StepKind::Compress: {
+      expect_inputs(shapes.size(), 2, "Compress");
+      if (params.size() != 1) throw Error("Compress takes 1 parameter (axis)");
+      int64_t axis = checked_axis(params, shapes[0], "Compress");
+      if (shapes[1].size() != 1)
+        throw Error("Compress: the condition has rank " + std::to_string(shapes[1].size()) +
+                    ", expected 1");
+      int64_t length = axis >= 0 ? shapes[0][static_cast<size_t>(axis)] : product(shapes[0]);
+      out.dtypes = {types[0]};
+      out.capacities = {with_extent(shapes[0], axis, std::min(length, shapes[1][0]))};
+      out.dynamic_dims = {static_cast<int32_t>(std::max<int64_t>(axis, 0))};
+      return out;
+    }
+    case StepKind::TopK: {
+      expect_inputs(shapes.size(), 2, "TopK");
+      if (params.size() != 2) throw Error("TopK takes 2 parameters (axis, largest)");
+      int64_t axis = checked_axis({params[0]}, shapes[0], "TopK");
+      if (axis < 0) throw Error("TopK: the axis must be given");
+      if (product(shapes[1]) != 1 || types[1] != i64)
+        throw Error("TopK: K must be one int64 value");
+      out.dtypes = {types[0], i64};
+      out.capacities = {shapes[0], shapes[0]};
+      out.dynamic_dims = {static_cast<int32_t>(axis), static_cast<int32_t>(axis)};
       return out;
     }
     default:
@@ -247,6 +367,10 @@ std::vector<std::vector<int64_t>> run_data_dependent(StepKind kind,
       return unique(inputs[0], params[0], params[1] != 0, outputs);
     case StepKind::NonMaxSuppression:
       return non_max_suppression(params, inputs, static_cast<int64_t*>(outputs[0]));
+    case StepKind::Compress:
+      return compress(inputs[0], inputs[1], params[0], outputs[0]);
+    case StepKind::TopK:
+      return topk(inputs[0], inputs[1], params[0], params[1] != 0, outputs);
     default:
       throw Error(std::string("step kind '") + step_kind_name(kind) + "' is not data-dependent");
   }

@@ -1,6 +1,7 @@
 // Operators whose output extents depend on input values: NonZero, Unique and
-// NonMaxSuppression, run by the runtime as plan steps of their own (and by the compiler, to
-// fold them when their inputs are constants).
+// NonMaxSuppression always, Compress and TopK when their condition or k is known only at run
+// time; run by the runtime as plan steps of their own (and by the compiler, to fold them when
+// their inputs are constants).
 //
 // Their work is a sequential scan, a sort or a greedy selection, which the gather form of
 // tensor expressions (each output element a function of its index) does not describe; they
@@ -21,8 +22,15 @@
 //    above score_threshold, best first (ties by the lower index), each kept unless its IoU
 //    with a kept box exceeds iou_threshold, at most max_output_boxes_per_class of them
 //    (absent: 0); rows [batch, class, box].
+//  - Compress (params: axis or -1 for the flattened input): the slices (elements) whose
+//    condition entry is nonzero, in order; a condition shorter than the extent selects
+//    nothing beyond it, one selecting a position beyond the extent is an error.
+//  - TopK (params: axis, largest): the k best elements of each line along the axis, best
+//    first (larger, or smaller, values; NaN above every number; ties by the lower position),
+//    and their positions; k (input 1) must lie in [0, extent].
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -37,8 +45,11 @@ struct ConstView {
   std::vector<int64_t> shape;
 };
 
-/// Whether `kind` is NonZero, Unique or NonMaxSuppression.
+/// Whether `kind` is NonZero, Unique, NonMaxSuppression, Compress or TopK.
 bool is_data_dependent(StepKind kind);
+
+/// The number of outputs a data-dependent step writes: its last arguments.
+size_t data_dependent_output_count(StepKind kind);
 
 /// The element types and the largest shapes of the outputs of step `kind` with `params` on
 /// inputs of `input_types` / `input_shapes`, and per output the dimension whose extent the

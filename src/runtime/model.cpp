@@ -418,8 +418,10 @@ size_t RunContext::run_step(size_t k) {
     }
     case StepKind::NonZero:
     case StepKind::Unique:
-    case StepKind::NonMaxSuppression: {
-      size_t outputs = step.kind == StepKind::Unique ? 4 : 1;
+    case StepKind::NonMaxSuppression:
+    case StepKind::Compress:
+    case StepKind::TopK: {
+      size_t outputs = data_dependent_output_count(step.kind);
       std::vector<ConstView> inputs;
       std::vector<void*> results;
       for (size_t a = 0; a < step.args.size(); ++a) {
@@ -435,10 +437,10 @@ size_t RunContext::run_step(size_t k) {
       } catch (const Error& e) {
         fail(e.what());
       }
-      for (size_t k = 0; k < outputs; ++k) {
-        int32_t id = step.args[step.args.size() - outputs + k];
+      for (size_t o = 0; o < outputs; ++o) {
+        int32_t id = step.args[step.args.size() - outputs + o];
         int32_t dim = plan.tensors[static_cast<size_t>(id)].dynamic_dim;
-        if (dim >= 0) dynamic_extents_[static_cast<size_t>(id)] = shapes[k][static_cast<size_t>(dim)];
+        if (dim >= 0) dynamic_extents_[static_cast<size_t>(id)] = shapes[o][static_cast<size_t>(dim)];
       }
       return k + 1;
     }

@@ -236,7 +236,7 @@ void check_inputs(const Reader& in, const ModelPlan& plan, size_t inputs_positio
 /// to those shapes' bytes.
 void check_data_dependent(const Reader& in, size_t at, const ModelPlan& plan,
                           const std::string& what, const PlanStep& step) {
-  size_t outputs = step.kind == StepKind::Unique ? 4 : 1;
+  size_t outputs = data_dependent_output_count(step.kind);
   if (step.args.size() < outputs) in.fail_at(at, what + ": too few arguments");
   std::vector<DType> types;
   std::vector<std::vector<int64_t>> shapes;
@@ -327,6 +327,8 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
     case StepKind::NonZero:
     case StepKind::Unique:
     case StepKind::NonMaxSuppression:
+    case StepKind::Compress:
+    case StepKind::TopK:
       return;  // checked above
     case StepKind::SliceIn:
     case StepKind::SliceOut: {
@@ -374,6 +376,10 @@ const char* step_kind_name(StepKind kind) {
       return "Unique";
     case StepKind::NonMaxSuppression:
       return "NonMaxSuppression";
+    case StepKind::Compress:
+      return "Compress";
+    case StepKind::TopK:
+      return "TopK";
   }
   return "?";
 }
@@ -482,7 +488,7 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
     PlanStep step;
     at = in.position();
     uint8_t kind = in.get<uint8_t>("step kind");
-    if (kind > static_cast<uint8_t>(StepKind::NonMaxSuppression))
+    if (kind > static_cast<uint8_t>(StepKind::TopK))
       in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
     step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");

@@ -73,6 +73,8 @@ enum class StepKind : uint8_t {
   NonZero = 8,
   Unique = 9,
   NonMaxSuppression = 10,
+  Compress = 11,
+  TopK = 12,
 };
 const char* step_kind_name(StepKind kind);
 

@@ -1,7 +1,9 @@
 // Compress: the slices along an axis (or the elements of the flattened input without an
-// axis) whose condition entry is true. The output's shape depends on the condition's value,
-// so the condition must be known at compile time; the kernel then maps each output
-// position to its source position through the runs of consecutive selected positions.
+// axis) whose condition entry is true. The output's shape depends on the condition's value:
+// with a condition known at compile time, the kernel maps each output position to its
+// source position through the runs of consecutive selected positions; else the runtime
+// runs it as a data-dependent step (runtime/data_dependent.h).
+#include "ops/data_dependent_types.h"
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
 
@@ -55,6 +57,14 @@ Expr source_position(const Expr& i, const std::vector<int64_t>& selected,
                     source_position(i, selected, run_starts, middle, last));
 }
 
+/// The runtime step where the condition is known only at run time.
+std::optional<DataDependentStep> compress_step(const OpContext& ctx) {
+  if (ctx.input_value(1)) return std::nullopt;
+  int64_t axis = -1;
+  if (ctx.has_attr("axis")) axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
+  return DataDependentStep{runtime::StepKind::Compress, {axis}};
+}
+
 std::vector<te::Tensor> compress(const OpContext& ctx, const std::vector<te::Tensor>& in) {
   CompressForm f = compress_form(ctx);
   if (f.selected.empty()) ctx.fail("the condition selects nothing: there is no output to compute");
@@ -84,12 +94,15 @@ std::vector<te::Tensor> compress(const OpContext& ctx, const std::vector<te::Ten
 }  // namespace
 
 void register_compress_ops(OpRegistry& registry) {
-  registry.add(make_op(
+  OpDef def = make_op(
       "Compress", 9, PatternKind::Injective, {{"axis", graph::AttrKind::Int, std::nullopt}},
       [](const OpContext& ctx) {
+        if (std::optional<DataDependentStep> step = compress_step(ctx)) return largest_outputs(ctx, *step);
         return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, compress_form(ctx).out)};
       },
-      compress, {1}));
+      compress, {1});
+  def.data_dependent = compress_step;
+  registry.add(std::move(def));
 }
 
 }  // namespace tessel::ops::index

@@ -3,37 +3,15 @@
 // largest outputs the input shapes allow, which the plan sizes their storage for. With
 // constant inputs, constant folding runs them at compile time and the outputs take their
 // exact shapes.
+#include "ops/data_dependent_types.h"
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
-#include "runtime/data_dependent.h"
-#include "runtime/error.h"
 
 namespace tessel::ops::index {
 namespace {
 
 using graph::Attribute;
 using graph::AttrKind;
-
-/// The largest outputs of the node's step, as types.
-std::vector<graph::TensorType> largest_outputs(const OpContext& ctx, const DataDependentStep& step) {
-  std::vector<runtime::DType> dtypes;
-  std::vector<std::vector<int64_t>> shapes;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    if (!ctx.has_input(i)) continue;
-    dtypes.push_back(graph::to_runtime_dtype(ctx.input_type(i).dtype));
-    shapes.push_back(ctx.input_shape(i));
-  }
-  runtime::DataDependentOutputs out;
-  try {
-    out = runtime::data_dependent_outputs(step.kind, step.params, dtypes, shapes);
-  } catch (const runtime::Error& e) {
-    ctx.fail(e.what());
-  }
-  std::vector<graph::TensorType> types;
-  for (size_t k = 0; k < out.dtypes.size(); ++k)
-    types.push_back(graph::TensorType::of(graph::to_data_type(out.dtypes[k]), out.capacities[k]));
-  return types;
-}
 
 OpDef data_dependent_op(std::string name, int since, std::vector<AttrSpec> attributes,
                         DataDependentFn step) {
@@ -42,35 +20,37 @@ OpDef data_dependent_op(std::string name, int since, std::vector<AttrSpec> attri
   def.since_version = since;
   def.attributes = std::move(attributes);
   def.pattern = PatternKind::Opaque;
-  def.infer = [step](const OpContext& ctx) { return largest_outputs(ctx, step(ctx)); };
+  def.infer = [step](const OpContext& ctx) { return largest_outputs(ctx, *step(ctx)); };
   def.data_dependent = std::move(step);
   return def;
 }
 
-DataDependentStep unique_step(const OpContext& ctx) {
+std::optional<DataDependentStep> unique_step(const OpContext& ctx) {
   if (ctx.input_type(0).dtype.is_bool()) ctx.fail("input X must be numeric, found bool");
   int64_t axis = -1;
-  if (ctx.has_attr("axis")) axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
-  return {runtime::StepKind::Unique, {axis, ctx.attr_int("sorted") != 0 ? 1 : 0}};
+  if (ctx.has_attr("axis"))
+    axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
+  return DataDependentStep{runtime::StepKind::Unique, {axis, ctx.attr_int("sorted") != 0 ? 1 : 0}};
 }
 
-DataDependentStep nms_step(const OpContext& ctx) {
+std::optional<DataDependentStep> nms_step(const OpContext& ctx) {
   int64_t center = ctx.attr_int("center_point_box");
-  if (center != 0 && center != 1) ctx.fail("center_point_box must be 0 or 1, found " + std::to_string(center));
-  return {runtime::StepKind::NonMaxSuppression,
-          {center, ctx.has_input(2), ctx.has_input(3), ctx.has_input(4)}};
+  if (center != 0 && center != 1)
+    ctx.fail("center_point_box must be 0 or 1, found " + std::to_string(center));
+  return DataDependentStep{runtime::StepKind::NonMaxSuppression,
+                           {center, ctx.has_input(2), ctx.has_input(3), ctx.has_input(4)}};
 }
 
 }  // namespace
 
 void register_data_dependent_ops(OpRegistry& registry) {
   registry.add(data_dependent_op("NonZero", 9, {}, [](const OpContext&) {
-    return DataDependentStep{runtime::StepKind::NonZero, {}};
+    return std::optional{DataDependentStep{runtime::StepKind::NonZero, {}}};
   }));
-  registry.add(data_dependent_op("Unique", 11,
-                                 {{"axis", AttrKind::Int, std::nullopt},
-                                  {"sorted", AttrKind::Int, Attribute::of_int(1)}},
-                                 unique_step));
+  registry.add(data_dependent_op(
+      "Unique", 11,
+      {{"axis", AttrKind::Int, std::nullopt}, {"sorted", AttrKind::Int, Attribute::of_int(1)}},
+      unique_step));
   registry.add(data_dependent_op("NonMaxSuppression", 10,
                                  {{"center_point_box", AttrKind::Int, Attribute::of_int(0)}},
                                  nms_step));

@@ -4,7 +4,9 @@
 // Without a sort in tensor expressions, selection is a rank computation: the rank of an
 // element is the number of elements of its line that come before it in the order (better,
 // or equal at a lower position); output position r of a line holds the element of rank r.
-// Quadratic in the axis extent.
+// Quadratic in the axis extent. With k known only at run time, the runtime runs it as a
+// data-dependent step (runtime/data_dependent.h).
+#include "ops/data_dependent_types.h"
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
@@ -41,6 +43,14 @@ TopKPlan topk_plan(const OpContext& ctx) {
              " (the extent of axis " + std::to_string(plan.axis) + ")");
   plan.largest = ctx.attr_int("largest") != 0;
   return plan;
+}
+
+/// The runtime step where k is an input known only at run time.
+std::optional<DataDependentStep> topk_step(const OpContext& ctx) {
+  if (ctx.opset() < 10 || ctx.input_value(1)) return std::nullopt;
+  if (ctx.input_type(0).dtype.is_bool()) ctx.fail("input X must be numeric, found bool");
+  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
+  return DataDependentStep{runtime::StepKind::TopK, {axis, ctx.attr_int("largest") != 0 ? 1 : 0}};
 }
 
 std::vector<int64_t> topk_shape(const OpContext& ctx, const TopKPlan& plan) {
@@ -89,6 +99,7 @@ void register_topk_op(OpRegistry& registry) {
   def.pattern = PatternKind::Opaque;
   def.value_inputs = {1};
   def.infer = [](const OpContext& ctx) {
+    if (std::optional<DataDependentStep> step = topk_step(ctx)) return largest_outputs(ctx, *step);
     std::vector<int64_t> shape = topk_shape(ctx, topk_plan(ctx));
     return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, shape),
                        graph::TensorType::of(ir::DataType::Int(64), shape)};
@@ -96,6 +107,7 @@ void register_topk_op(OpRegistry& registry) {
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
     return topk_compute(ctx, in[0]);
   };
+  def.data_dependent = topk_step;
   registry.add(std::move(def));
 }
 

@@ -1,10 +1,12 @@
 // Data-dependent operators compiled: NonZero after a kernel becomes a runtime step whose
-// output takes the extent the run finds (against a count written here), NonZero of a
+// output takes the extent the run finds (against a count written here), Compress and TopK
+// take their condition and k at run time (against loops written here), NonZero of a
 // constant folds away at compile time, and a kernel reading a value whose extent only the
 // run knows is refused with an error naming both nodes.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
+#include "runtime/error.h"
 #include "support/error.h"
 #include "unit/compiler/compiler_test_util.h"
 
@@ -69,6 +71,80 @@ TEST(DataDependentSteps, NonZeroAfterAKernelTakesTheExtentTheRunFinds) {
   EXPECT_EQ(model.run({&zeros})[0].shape(), (std::vector<int64_t>{2, 0}));
 }
 
+/// A graph of one node `op` on inputs x (float32 [3, 4]) and `second` (a bool or int64
+/// input, a value known only at run time), all of whose outputs are the graph's.
+graph::Graph runtime_value_model(const std::string& op, graph::TensorType second, size_t outputs,
+                                 std::map<std::string, graph::Attribute> attributes) {
+  graph::Graph g;
+  g.name = op;
+  g.opsets = {{"", 17}};
+  graph::Value* x = g.add_value("x", f32({3, 4}));
+  graph::Value* v = g.add_value("v", std::move(second));
+  g.add_input(x);
+  g.add_input(v);
+  graph::Node n;
+  n.name = op;
+  n.op_type = op;
+  n.opset = 17;
+  n.inputs = {x, v};
+  n.attributes = std::move(attributes);
+  for (size_t k = 0; k < outputs; ++k)
+    n.outputs.push_back(g.add_value("y" + std::to_string(k), {}));
+  g.add_node(std::move(n));
+  for (graph::Value* out : g.nodes().back()->outputs) g.add_output(out);
+  return g;
+}
+
+TEST(DataDependentSteps, CompressTakesItsConditionAtRunTime) {
+  graph::TensorType condition_type = graph::TensorType::of(ir::DataType::Bool(), {4});
+  graph::Graph g =
+      runtime_value_model("Compress", condition_type, 1, {{"axis", graph::Attribute::of_int(1)}});
+  runtime::Model model = jit_model(compile_model(g, {f32({3, 4}), condition_type}));
+  runtime::NDArray x = testing::random_array({3, 4}, 4);
+  for (uint8_t mask : {0b0101, 0b1111, 0b0000, 0b1000}) {
+    runtime::NDArray condition({4}, runtime::DType::Bool());
+    std::vector<int64_t> columns;
+    for (int64_t j = 0; j < 4; ++j) {
+      condition.data_as<uint8_t>()[j] = (mask >> j) & 1;
+      if ((mask >> j) & 1) columns.push_back(j);
+    }
+    std::vector<runtime::NDArray> out = model.run({&x, &condition});
+    int64_t count = static_cast<int64_t>(columns.size());
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{3, count})) << "mask " << int(mask);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t c = 0; c < count; ++c)
+        EXPECT_EQ(out[0].data_as<float>()[i * count + c],
+                  x.data_as<float>()[i * 4 + columns[static_cast<size_t>(c)]]);
+  }
+}
+
+TEST(DataDependentSteps, TopKTakesItsKAtRunTime) {
+  graph::TensorType k_type = graph::TensorType::of(ir::DataType::Int(64), {1});
+  graph::Graph g = runtime_value_model("TopK", k_type, 2, {{"axis", graph::Attribute::of_int(1)}});
+  runtime::Model model = jit_model(compile_model(g, {f32({3, 4}), k_type}));
+  runtime::NDArray x = testing::random_array({3, 4}, 8);  // distinct values
+  for (int64_t k : {0, 1, 3, 4}) {
+    runtime::NDArray k_value({1}, runtime::DType::Int(64));
+    k_value.data_as<int64_t>()[0] = k;
+    std::vector<runtime::NDArray> out = model.run({&x, &k_value});
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{3, k}));
+    ASSERT_EQ(out[1].shape(), (std::vector<int64_t>{3, k}));
+    for (int64_t i = 0; i < 3; ++i) {
+      const float* row = x.data_as<float>() + i * 4;
+      for (int64_t r = 0; r < k; ++r) {
+        // The element of rank r: exactly r elements of the row are larger.
+        int64_t index = out[1].data_as<int64_t>()[i * k + r], larger = 0;
+        for (int64_t j = 0; j < 4; ++j) larger += row[j] > row[index];
+        EXPECT_EQ(larger, r) << "row " << i << " k " << k;
+        EXPECT_EQ(out[0].data_as<float>()[i * k + r], row[index]);
+      }
+    }
+  }
+  runtime::NDArray too_many({1}, runtime::DType::Int(64));
+  too_many.data_as<int64_t>()[0] = 5;
+  EXPECT_THROW(model.run({&x, &too_many}), runtime::Error);
+}
+
 TEST(DataDependentSteps, NonZeroOfAConstantFolds) {
   graph::Graph g;
   g.name = "folded";
@@ -76,7 +152,8 @@ TEST(DataDependentSteps, NonZeroOfAConstantFolds) {
   runtime::NDArray c = runtime::NDArray::zeros({2, 3}, runtime::DType::Float(32));
   c.data_as<float>()[1] = 4.0f;
   c.data_as<float>()[5] = -1.0f;
-  graph::Value* constant = g.add_constant("c", std::make_shared<const runtime::NDArray>(std::move(c)));
+  graph::Value* constant =
+      g.add_constant("c", std::make_shared<const runtime::NDArray>(std::move(c)));
   graph::Value* x = g.add_value("x", f32({2}));
   g.add_input(x);
   graph::Node nonzero;

@@ -112,17 +112,19 @@ TEST(RearrangeErrors, BadInput) {
       "the condition selects position 2, beyond the extent 2");
 }
 
-TEST(RearrangeErrors, CompressNeedsTheConditionAtCompileTime) {
-  NDArray m = array_of<float>({2, 2}, {1, 2, 3, 4});
-  NDArray condition = array_of<bool>({2}, {true, false});
+TEST(Compress, AnUnknownConditionIsTakenAtRunTime) {
+  NDArray m = array_of<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  NDArray condition = array_of<bool>({3}, {true, false, true});
   graph::Graph g;
-  graph::Node* node = add_op(g, "Compress", {&m, &condition}, {}, 11);
+  graph::Node* node = add_op(g, "Compress", {&m, &condition}, {{"axis", graph::Attribute::of_int(1)}}, 11);
   std::vector<graph::TensorType> types{node->inputs[0]->type, node->inputs[1]->type};
-  expect_compile_error(
-      [&] {
-        executor::compile_node(*node, types, {nullptr, nullptr});
-      },
-      "must be known at compile time");
+  executor::NodeKernel compiled = executor::compile_node(*node, types, {nullptr, nullptr});
+  ASSERT_TRUE(compiled.data_dependent.has_value());
+  EXPECT_EQ(compiled.output_types[0].shape(), (std::vector<int64_t>{2, 3}));  // the largest
+  std::vector<NDArray> out = executor::run_compiled(*node, compiled, {&m, &condition});
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{2, 2}));
+  const float expected[] = {1, 3, 4, 6};
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(out[0].data_as<float>()[k], expected[k]) << k;
 }
 
 }  // namespace

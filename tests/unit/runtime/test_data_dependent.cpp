@@ -1,9 +1,11 @@
-// NonZero, Unique and NonMaxSuppression as the runtime runs them, against references written
-// here another way (sets and maps for Unique, selection by repeated maximum for
-// NonMaxSuppression), on random data with many repeats, and the inputs they refuse.
+// NonZero, Unique, NonMaxSuppression, Compress and TopK as the runtime runs them, against
+// references written here another way (sets and maps for Unique, selection by repeated
+// maximum for NonMaxSuppression and TopK, index arithmetic for Compress), on random data
+// with many repeats, and the inputs they refuse.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -24,7 +26,8 @@ struct StepRun {
   std::vector<Shape> shapes;
 };
 
-StepRun run(StepKind kind, const std::vector<int64_t>& params, const std::vector<ConstView>& inputs) {
+StepRun run(StepKind kind, const std::vector<int64_t>& params,
+            const std::vector<ConstView>& inputs) {
   std::vector<DType> dtypes;
   std::vector<Shape> shapes;
   for (const ConstView& v : inputs) {
@@ -80,7 +83,8 @@ TEST(DataDependent, NonZeroListsTheCoordinatesRowMajor) {
 TEST(DataDependent, UniqueOfTheFlattenedInput) {
   std::mt19937 rng(5);
   std::vector<int64_t> x(40);
-  for (int64_t& v : x) v = static_cast<int64_t>(rng() % 9) - 4 + (rng() % 7 == 0 ? (int64_t{1} << 60) : 0);
+  for (int64_t& v : x)
+    v = static_cast<int64_t>(rng() % 9) - 4 + (rng() % 7 == 0 ? (int64_t{1} << 60) : 0);
   for (bool sorted : {true, false}) {
     StepRun r = run(StepKind::Unique, {-1, sorted}, {{x.data(), DType::Int(64), {5, 8}}});
     // The reference: distinct values in the order asked, with first positions and counts.
@@ -128,7 +132,8 @@ TEST(DataDependent, UniqueSlicesAlongAnAxis) {
 
 /// IoU of corner boxes [y1, x1, y2, x2].
 double iou(const float* a, const float* b) {
-  double h = std::min(a[2], b[2]) - std::max(a[0], b[0]), w = std::min(a[3], b[3]) - std::max(a[1], b[1]);
+  double h = std::min(a[2], b[2]) - std::max(a[0], b[0]),
+         w = std::min(a[3], b[3]) - std::max(a[1], b[1]);
   if (h <= 0 || w <= 0) return 0;
   double inter = h * w;
   return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter);
@@ -142,17 +147,20 @@ TEST(DataDependent, NonMaxSuppressionKeepsTheBestBoxesThatDoNotOverlap) {
     float y = static_cast<float>(rng() % 20), x = static_cast<float>(rng() % 20);
     float h = 1 + static_cast<float>(rng() % 6), w = 1 + static_cast<float>(rng() % 6);
     float* b = &boxes[static_cast<size_t>(k * 4)];
-    b[0] = y; b[1] = x; b[2] = y + h; b[3] = x + w;
+    b[0] = y;
+    b[1] = x;
+    b[2] = y + h;
+    b[3] = x + w;
   }
   for (float& s : scores) s = static_cast<float>(rng() % 10) / 10.0f;  // ties
   int64_t max_boxes = 7;
   float threshold = 0.3f, score_floor = 0.15f;
   StepRun r = run(StepKind::NonMaxSuppression, {0, 1, 1, 1},
-              {{boxes.data(), DType::Float(32), {batches, n, 4}},
-               {scores.data(), DType::Float(32), {batches, classes, n}},
-               {&max_boxes, DType::Int(64), {1}},
-               {&threshold, DType::Float(32), {1}},
-               {&score_floor, DType::Float(32), {1}}});
+                  {{boxes.data(), DType::Float(32), {batches, n, 4}},
+                   {scores.data(), DType::Float(32), {batches, classes, n}},
+                   {&max_boxes, DType::Int(64), {1}},
+                   {&threshold, DType::Float(32), {1}},
+                   {&score_floor, DType::Float(32), {1}}});
   // The reference: repeatedly take the best remaining box (the lowest index among equals),
   // drop those it overlaps.
   std::vector<int64_t> want;
@@ -182,8 +190,119 @@ TEST(DataDependent, NonMaxSuppressionKeepsTheBestBoxesThatDoNotOverlap) {
   EXPECT_EQ(r.ints[0], want);
 }
 
+TEST(DataDependent, CompressKeepsTheSelectedSlices) {
+  std::mt19937 rng(5);
+  const Shape shape{3, 4, 5};
+  std::vector<float> x(60);
+  for (float& v : x) v = static_cast<float>(rng() % 100);
+  for (int64_t axis : {-1, 0, 1, 2}) {
+    int64_t extent = axis < 0 ? 60 : shape[static_cast<size_t>(axis)];
+    for (int64_t length : {extent, extent - 1}) {  // a shorter condition selects less
+      std::vector<uint8_t> condition(static_cast<size_t>(length));
+      for (uint8_t& c : condition) c = rng() % 2;
+      StepRun r =
+          run(StepKind::Compress, {axis},
+              {{x.data(), DType::Float(32), shape}, {condition.data(), DType::Bool(), {length}}});
+      std::vector<float> want;
+      Shape want_shape = axis < 0 ? Shape{0} : shape;
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 4; ++j)
+          for (int64_t k = 0; k < 5; ++k) {
+            int64_t flat = (i * 4 + j) * 5 + k;
+            int64_t position =
+                axis < 0 ? flat : std::vector<int64_t>{i, j, k}[static_cast<size_t>(axis)];
+            if (position < length && condition[static_cast<size_t>(position)])
+              want.push_back(x[static_cast<size_t>(flat)]);
+          }
+      int64_t selected = 0;
+      for (uint8_t c : condition) selected += c;
+      want_shape[axis < 0 ? 0 : static_cast<size_t>(axis)] = selected;
+      EXPECT_EQ(r.shapes[0], want_shape) << "axis " << axis;
+      EXPECT_EQ(r.floats, want) << "axis " << axis << ", condition length " << length;
+    }
+  }
+  std::vector<uint8_t> beyond{0, 0, 1};
+  EXPECT_THROW(run(StepKind::Compress, {0},
+                   {{x.data(), DType::Float(32), {2, 30}}, {beyond.data(), DType::Bool(), {3}}}),
+               Error);
+}
+
+TEST(DataDependent, TopKSelectsTheBestOfEachLine) {
+  std::mt19937 rng(9);
+  const Shape shape{4, 7, 3};
+  std::vector<float> x(84);
+  for (float& v : x) v = static_cast<float>(rng() % 5);  // many ties
+  x[10] = std::nanf("");
+  for (int64_t axis : {0, 1, 2})
+    for (int64_t largest : {0, 1})
+      for (int64_t k = 0; k <= shape[static_cast<size_t>(axis)]; ++k) {
+        StepRun r = run(StepKind::TopK, {axis, largest},
+                        {{x.data(), DType::Float(32), shape}, {&k, DType::Int(64), {1}}});
+        Shape want_shape = shape;
+        want_shape[static_cast<size_t>(axis)] = k;
+        ASSERT_EQ(r.shapes[0], want_shape);
+        ASSERT_EQ(r.shapes[1], want_shape);
+        // Selection by repeated best: the first position not taken whose value no other
+        // untaken one beats (NaN beats every number).
+        int64_t length = shape[static_cast<size_t>(axis)];
+        int64_t stride = axis == 0 ? 21 : axis == 1 ? 3 : 1;
+        std::vector<float> values;
+        std::vector<int64_t> indices;
+        std::vector<std::pair<std::vector<float>, std::vector<int64_t>>> lines;
+        for (int64_t flat = 0; flat < 84; ++flat) {
+          if ((flat / stride) % length != 0) continue;  // one line per start
+          std::vector<bool> taken(static_cast<size_t>(length));
+          std::pair<std::vector<float>, std::vector<int64_t>> line;
+          for (int64_t r2 = 0; r2 < k; ++r2) {
+            int64_t best = -1;
+            for (int64_t p = 0; p < length; ++p) {
+              if (taken[static_cast<size_t>(p)]) continue;
+              float v = x[static_cast<size_t>(flat + p * stride)];
+              if (best < 0) {
+                best = p;
+                continue;
+              }
+              float b = x[static_cast<size_t>(flat + best * stride)];
+              bool beats = std::isnan(v)    ? !std::isnan(b) && largest
+                           : !std::isnan(b) ? (largest ? v > b : v < b)
+                                            : !largest;
+              if (beats) best = p;
+            }
+            taken[static_cast<size_t>(best)] = true;
+            line.first.push_back(x[static_cast<size_t>(flat + best * stride)]);
+            line.second.push_back(best);
+          }
+          lines.push_back(line);
+        }
+        // The runtime's outputs, read back line by line in the same order.
+        size_t line_index = 0;
+        for (int64_t flat = 0; flat < 84; ++flat) {
+          if ((flat / stride) % length != 0) continue;
+          int64_t outer = flat / (stride * length), inner = flat % stride;
+          for (int64_t r2 = 0; r2 < k; ++r2) {
+            size_t at = static_cast<size_t>((outer * k + r2) * stride + inner);
+            float got = r.floats[at], want = lines[line_index].first[static_cast<size_t>(r2)];
+            EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+                << "axis " << axis << " largest " << largest << " k " << k;
+            EXPECT_EQ(r.ints[1][at], lines[line_index].second[static_cast<size_t>(r2)])
+                << "axis " << axis << " largest " << largest << " k " << k;
+          }
+          ++line_index;
+        }
+      }
+  int64_t too_many = 8;
+  try {
+    run(StepKind::TopK, {1, 1},
+        {{x.data(), DType::Float(32), shape}, {&too_many, DType::Int(64), {1}}});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "TopK: k is 8, expected 0 <= k <= 7 (the extent of axis 1)");
+  }
+}
+
 TEST(DataDependent, BadInputsAreRefused) {
-  EXPECT_THROW(data_dependent_outputs(StepKind::Unique, {3, 1}, {DType::Float(32)}, {{2, 2}}), Error);
+  EXPECT_THROW(data_dependent_outputs(StepKind::Unique, {3, 1}, {DType::Float(32)}, {{2, 2}}),
+               Error);
   EXPECT_THROW(data_dependent_outputs(StepKind::NonMaxSuppression, {0, 0, 0, 0},
                                       {DType::Float(32), DType::Float(32)}, {{1, 5, 4}, {1, 2, 6}}),
                Error);
@@ -191,7 +310,8 @@ TEST(DataDependent, BadInputsAreRefused) {
   int64_t negative = -1;
   try {
     run(StepKind::NonMaxSuppression, {0, 1, 0, 0},
-        {{boxes.data(), DType::Float(32), {1, 1, 4}}, {scores.data(), DType::Float(32), {1, 1, 1}},
+        {{boxes.data(), DType::Float(32), {1, 1, 4}},
+         {scores.data(), DType::Float(32), {1, 1, 1}},
          {&negative, DType::Int(64), {}}});
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
