@@ -74,6 +74,7 @@ class ModelBuilder:
         self.nodes, self.inputs, self.inits = [], [], []
         self.input_data = {}
         self.values = []          # float values that templates may consume
+        self.terminal = []        # outputs nothing may read: (name, elem type, shape)
         self.consumed = set()
         self.counter = 0
 
@@ -155,7 +156,8 @@ class ModelBuilder:
             for k, v in enumerate(self.inputs)]
         graph = helper.make_graph(
             self.nodes, "fuzz", inputs,
-            [helper.make_tensor_value_info(v.name, TensorProto.FLOAT, v.shape) for v in outputs],
+            [helper.make_tensor_value_info(v.name, TensorProto.FLOAT, v.shape) for v in outputs] +
+            [helper.make_tensor_value_info(*t) for t in self.terminal],
             self.inits)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                                  ir_version=8, producer_name="fuzz-models")
@@ -1115,6 +1117,45 @@ def t_control_flow(b):
          scan_output_directions=[int(b.chance(0.5))])
 
 
+def t_data_dependent(b):
+    """An operator whose output extent depends on the data: NonZero of a mask, Compress by a
+    condition or Unique of a graph input (exact on its grid of values). Kernels read only
+    static shapes, so its results are model outputs (declared with a symbolic extent)."""
+    x = b.choice(b.inputs)
+    kind = b.choice(["NonZero", "Compress", "Compress_axis", "Unique"])
+    outs = [b.fresh("d") for _ in range(4 if kind == "Unique" else 1)]
+    if kind == "NonZero":
+        mask = b.op("Greater", [x, b.const(np.float32(0))], [x.shape], dtypes=[np.bool_])[0]
+        b.nodes.append(helper.make_node("NonZero", [mask.name], outs, name=b.fresh("NonZero_")))
+        b.terminal.append((outs[0], TensorProto.INT64, [x.rank, "count"]))
+    elif kind == "Compress":  # the positive elements, flattened
+        mask = b.op("Greater", [x, b.const(np.float32(0))], [x.shape], dtypes=[np.bool_])[0]
+        flat = b.op("Reshape", [mask, b.ints([-1])], [(int(np.prod(x.shape)),)],
+                    dtypes=[np.bool_])[0]
+        b.nodes.append(helper.make_node("Compress", [x.name, flat.name], outs,
+                                        name=b.fresh("Compress_")))
+        b.terminal.append((outs[0], TensorProto.FLOAT, ["count"]))
+    elif kind == "Compress_axis":  # the slices along an axis whose maximum is positive
+        axis = int(b.rng.integers(x.rank))
+        others = [a for a in range(x.rank) if a != axis]
+        peak = b.op("ReduceMax", [x], [(x.shape[axis],)], axes=others, keepdims=0)[0] \
+            if others else x
+        cond = b.op("Greater", [peak, b.const(np.float32(0))], [(x.shape[axis],)],
+                    dtypes=[np.bool_])[0]
+        b.nodes.append(helper.make_node("Compress", [x.name, cond.name], outs, axis=axis,
+                                        name=b.fresh("Compress_")))
+        b.terminal.append((outs[0], TensorProto.FLOAT,
+                           [d if a != axis else "count" for a, d in enumerate(x.shape)]))
+    else:
+        sorted_ = int(b.chance(0.5))
+        b.nodes.append(helper.make_node("Unique", [x.name], outs, sorted=sorted_,
+                                        name=b.fresh("Unique_")))
+        b.consumed.add(x.name)
+        for name, elem in zip(outs, (TensorProto.FLOAT,) + (TensorProto.INT64,) * 3):
+            b.terminal.append((name, elem, [int(np.prod(x.shape)) if name == outs[2] else "count"]))
+    b.consumed.add(x.name)
+
+
 TEMPLATES = [
     (t_conv_block, 10), (t_residual, 5), (t_concat_convs, 4), (t_squeeze_excite, 2),
     (t_pool, 5), (t_norm, 2), (t_channel_ops, 3), (t_resize, 1), (t_pad, 2), (t_depth_space, 1),
@@ -1125,7 +1166,7 @@ TEMPLATES = [
     (t_reshape, 3), (t_slice, 2), (t_split, 1), (t_gather, 2), (t_expand_tile, 1),
     (t_cumsum, 1), (t_where, 2), (t_discrete, 2), (t_argmax, 1), (t_topk, 1),
     (t_integer, 2), (t_reduce_all, 1), (t_conv1d, 2), (t_domain_unary, 1), (t_misc, 4),
-    (t_control_flow, 2),
+    (t_control_flow, 2), (t_data_dependent, 1),
 ]
 
 
@@ -1149,7 +1190,7 @@ def generate(seed, index, attempt, max_nodes):
         tries += 1
         template = templates[rng.choice(len(templates), p=weights / weights.sum())]
         saved = (len(b.nodes), len(b.inputs), len(b.inits), len(b.values), set(b.consumed),
-                 dict(b.input_data))
+                 dict(b.input_data), len(b.terminal))
         try:
             template(b)
         except GenerationFailed:
@@ -1159,6 +1200,7 @@ def generate(seed, index, attempt, max_nodes):
             b.nodes, b.inputs, b.inits = (b.nodes[:saved[0]], b.inputs[:saved[1]],
                                           b.inits[:saved[2]])
             b.values, b.consumed, b.input_data = b.values[:saved[3]], saved[4], saved[5]
+            b.terminal = b.terminal[:saved[6]]
             if len(b.nodes) >= 5 and tries > 50:
                 break
     if len(b.nodes) < 5:

@@ -15,17 +15,23 @@ using graph::Attribute;
 using graph::AttrKind;
 using ir::Expr;
 
-/// Mean and population variance over a set of axes. The sums are scaled by 1/count once,
-/// where they are read: scaling each term rounds each, and a group of equal values would
-/// get a mean that differs from them (amplified by 1/sqrt(epsilon) in the normalisation).
+/// Mean and population variance over a set of axes. The mean is the group's first element
+/// plus the mean of the differences from it: a group of equal values then gets exactly their
+/// value as its mean whatever the order of the sum (any rounding of x - mean is amplified by
+/// 1/sqrt(epsilon) in the normalisation), and the sum of small differences rounds less than
+/// the sum of the values. The sums are scaled by 1/count once, where they are read: scaling
+/// each term would round each.
 struct Moments {
   std::vector<int64_t> axes;
   Expr inv_count;
-  te::Tensor sum;                 ///< keep-dims sums of x
+  IndexFn first;                  ///< the first element of the group of a position
+  te::Tensor shifted_sum;         ///< keep-dims sums of x - first
   te::Tensor squared_deviations;  ///< keep-dims sums of (x - mean)^2
 
   /// The mean and variance of the group of input position `p`.
-  Expr mean(const std::vector<Expr>& p) const { return load_reduced(sum, p, axes) * inv_count; }
+  Expr mean(const std::vector<Expr>& p) const {
+    return first(p) + load_reduced(shifted_sum, p, axes) * inv_count;
+  }
   Expr var(const std::vector<Expr>& p) const {
     return load_reduced(squared_deviations, p, axes) * inv_count;
   }
@@ -36,7 +42,13 @@ Moments moments_over(const std::vector<int64_t>& shape, const std::vector<int64_
   Moments m;
   m.axes = axes;
   m.inv_count = ir::make_const(acc, 1.0 / static_cast<double>(reduced_count(shape, axes)));
-  m.sum = reduce_over(shape, axes, true, ir::ReduceOp::Sum, load, name + ".mean");
+  m.first = [load, axes](const std::vector<Expr>& p) {
+    std::vector<Expr> at = p;
+    for (int64_t a : axes) at[static_cast<size_t>(a)] = ir::make_int(0);
+    return load(at);
+  };
+  auto shifted = [&](const std::vector<Expr>& p) { return load(p) - m.first(p); };
+  m.shifted_sum = reduce_over(shape, axes, true, ir::ReduceOp::Sum, shifted, name + ".mean");
   auto deviation2 = [&](const std::vector<Expr>& p) {
     Expr d = load(p) - m.mean(p);
     return d * d;
