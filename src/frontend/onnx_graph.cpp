@@ -30,16 +30,32 @@ std::string describe_node(const onnx::NodeProto& node) {
   return "node producing '" + (first_output.empty() ? "?" : first_output) + "' (" + op + ")";
 }
 
-/// The type a value's declaration gives, when it names a tensor with a shape; nullopt when
-/// it declares no type, no element type or no shape. Non-tensor types are errors.
-std::optional<graph::TensorType> declared_type(const onnx::ValueInfoProto& info) {
-  if (!info.has_type() || info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
-    return std::nullopt;
+/// What a value's declaration says of it: its kind, and its type when it names a tensor
+/// with a shape (or the element type of a sequence or optional).
+struct Declared {
+  graph::ValueKind kind = graph::ValueKind::Tensor;
+  std::optional<graph::TensorType> type;
+};
+
+/// The declaration of `info`: no type when it declares none, no element type or no shape;
+/// types other than tensors, sequences of tensors and optionals of either are errors.
+Declared declared(const onnx::ValueInfoProto& info) {
+  if (!info.has_type() || info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return {};
   const onnx::TypeProto& type = info.type();
+  if (std::optional<StructuredType> structured = structured_type_from_onnx(type, info.name()))
+    return {structured->kind, graph::TensorType{structured->dtype, {}}};
   if (type.has_tensor_type() &&
       (!type.tensor_type().has_shape() || !type.tensor_type().has_elem_type()))
-    return std::nullopt;
-  return tensor_type_from_onnx(type, info.name());
+    return {};
+  return {graph::ValueKind::Tensor, tensor_type_from_onnx(type, info.name())};
+}
+
+/// A new value of `graph` named `name` as `declaration` says (no type: an empty one, typed
+/// later).
+graph::Value* add_declared(graph::Graph& graph, const std::string& name, const Declared& declaration) {
+  graph::Value* value = graph.add_value(name, declaration.type.value_or(graph::TensorType{}));
+  value->kind = declaration.kind;
+  return value;
 }
 
 /// Builds one graph: the model's main graph, or a control-flow body (then `parent_` is the
@@ -87,6 +103,7 @@ class GraphBuilder {
     graph::Value* outer = parent_->resolve(name);
     if (!outer) return nullptr;
     graph::Value* input = graph_.add_value(name, outer->type);
+    input->kind = outer->kind;
     graph_.add_input(input);
     captures_.push_back(outer);
     return input;
@@ -113,8 +130,10 @@ class GraphBuilder {
       std::vector<graph::Value*> inputs(body.inputs().begin(), body.inputs().begin() + formal);
       for (graph::Value* outer : all) {
         auto at = std::find(captured.begin(), captured.end(), outer);
-        inputs.push_back(at != captured.end() ? body.inputs()[formal + (at - captured.begin())]
-                                              : body.add_value(outer->name, outer->type));
+        graph::Value* input = at != captured.end() ? body.inputs()[formal + (at - captured.begin())]
+                                                   : body.add_value(outer->name, outer->type);
+        input->kind = outer->kind;
+        inputs.push_back(input);
       }
       body.set_inputs(std::move(inputs));
       body.captured_inputs = all.size();
@@ -153,26 +172,30 @@ class GraphBuilder {
       graph::Value* existing = graph_.find_value(input.name());
       if (existing && existing->is_constant()) continue;  // IR < 4 lists initializers here too
       if (parent_) {  // a body's inputs take their types from the node that runs it
-        graph_.add_input(
-            graph_.add_value(input.name(), declared_type(input).value_or(graph::TensorType{})));
+        graph_.add_input(add_declared(graph_, input.name(), declared(input)));
         continue;
       }
       if (!input.has_type()) TESSEL_USER_ERROR("graph input '", input.name(), "' has no type");
-      graph_.add_input(
-          graph_.add_value(input.name(), tensor_type_from_onnx(input.type(), input.name())));
+      Declared declaration = declared(input);
+      if (declaration.kind == graph::ValueKind::Tensor)  // a tensor input needs its shape
+        declaration.type = tensor_type_from_onnx(input.type(), input.name());
+      graph_.add_input(add_declared(graph_, input.name(), declaration));
     }
   }
 
-  /// The declared types of graph outputs, from the outputs or else from value_info.
+  /// The declarations of graph outputs, from the outputs or else from value_info.
   void collect_output_types() {
     std::set<std::string> output_names;
     for (const onnx::ValueInfoProto& output : proto_.output()) {
       output_names.insert(output.name());
-      if (auto type = declared_type(output)) output_types_.emplace(output.name(), *type);
+      Declared declaration = declared(output);
+      if (declaration.type || declaration.kind != graph::ValueKind::Tensor)
+        output_types_.emplace(output.name(), declaration);
     }
     for (const onnx::ValueInfoProto& info : proto_.value_info()) {
       if (!output_names.count(info.name()) || output_types_.count(info.name())) continue;
-      if (auto type = declared_type(info)) output_types_.emplace(info.name(), *type);
+      Declared declaration = declared(info);
+      if (declaration.type) output_types_.emplace(info.name(), declaration);
     }
   }
 
@@ -197,6 +220,9 @@ class GraphBuilder {
       if (node.attributes.count(attr.name()) ||
           std::find(body_names.begin(), body_names.end(), attr.name()) != body_names.end())
         TESSEL_USER_ERROR(label, " has two attributes named '", attr.name(), "'");
+      // The element type of an empty optional: tessel resolves optionals at compile time
+      // and needs none.
+      if (node.op_type == "Optional" && attr.type() == onnx::AttributeProto::TYPE_PROTO) continue;
       if (is_graph_attribute(attr)) {
         bodies.push_back(import_body(attr, label));
         body_names.push_back(attr.name());
@@ -227,9 +253,9 @@ class GraphBuilder {
         TESSEL_USER_ERROR(label, " output ", i, " '", name,
                           "' is already defined by an earlier node, a graph input or an "
                           "initializer");
-      auto declared = output_types_.find(name);
-      node.outputs.push_back(graph_.add_value(
-          name, declared == output_types_.end() ? graph::TensorType{} : declared->second));
+      auto found = output_types_.find(name);
+      node.outputs.push_back(
+          add_declared(graph_, name, found == output_types_.end() ? Declared{} : found->second));
     }
     node.inputs.insert(node.inputs.end(), captured.begin(), captured.end());
     graph_.add_node(std::move(node));
@@ -254,7 +280,7 @@ class GraphBuilder {
   std::string what_;
   std::vector<graph::Value*> captures_;
   graph::Graph graph_;
-  std::map<std::string, graph::TensorType> output_types_;
+  std::map<std::string, Declared> output_types_;
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "frontend/onnx_importer.h"
 
 #include <onnx/onnx_pb.h>
+// after onnx_pb.h, which defines ONNX_API
+#include <onnx/onnx-data_pb.h>
 
 #include <climits>
 #include <filesystem>
@@ -106,6 +108,47 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& sour
 runtime::NDArray load_tensor_file(const std::string& path) {
   return naming_source(
       path, [&] { return parse_tensor(read_file(path, "ONNX tensor"), folder_of(path)); });
+}
+
+DataValue load_value_file(const std::string& path, graph::ValueKind kind) {
+  return naming_source(path, [&] {
+    std::string bytes = read_file(path, "ONNX value");
+    std::string dir = folder_of(path);
+    auto one = [](runtime::NDArray array) {
+      DataValue value;
+      value.tensors.push_back(std::move(array));
+      return value;
+    };
+    if (kind == graph::ValueKind::Tensor) return one(parse_tensor(bytes, dir));
+    auto tensors_of = [&](const onnx::SequenceProto& sequence) {
+      if (sequence.elem_type() != onnx::SequenceProto::TENSOR &&
+          !(sequence.elem_type() == onnx::SequenceProto::UNDEFINED && sequence.tensor_values_size() == 0))
+        TESSEL_USER_ERROR("a sequence of element type ", sequence.elem_type(),
+                          ": only sequences of tensors are supported");
+      std::vector<runtime::NDArray> tensors;
+      for (int k = 0; k < sequence.tensor_values_size(); ++k)
+        tensors.push_back(tensor_from_onnx(sequence.tensor_values(k),
+                                           "sequence element " + std::to_string(k), dir));
+      return tensors;
+    };
+    if (kind == graph::ValueKind::Sequence) {
+      onnx::SequenceProto sequence;
+      if (!sequence.ParseFromString(bytes))
+        TESSEL_USER_ERROR("not a valid ONNX sequence: protobuf parsing failed");
+      return DataValue{true, tensors_of(sequence)};
+    }
+    onnx::OptionalProto optional;
+    if (!optional.ParseFromString(bytes))
+      TESSEL_USER_ERROR("not a valid ONNX optional: protobuf parsing failed");
+    if (optional.elem_type() == onnx::OptionalProto::UNDEFINED) return DataValue{false, {}};
+    bool of_sequence = kind == graph::ValueKind::OptionalSequence;
+    if (of_sequence != (optional.elem_type() == onnx::OptionalProto::SEQUENCE) ||
+        (!of_sequence && optional.elem_type() != onnx::OptionalProto::TENSOR))
+      TESSEL_USER_ERROR("an optional of element type ", optional.elem_type(), ", expected an ",
+                        graph::value_kind_name(kind));
+    if (of_sequence) return DataValue{true, tensors_of(optional.sequence_value())};
+    return one(tensor_from_onnx(optional.tensor_value(), "optional value", dir));
+  });
 }
 
 runtime::NDArray import_tensor_bytes(const std::string& bytes, const std::string& source_name,

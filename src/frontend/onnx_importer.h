@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 #include "runtime/ndarray.h"
@@ -35,6 +36,18 @@ runtime::NDArray load_tensor_file(const std::string& path);
 /// external data is resolved relative to `external_data_dir`.
 runtime::NDArray import_tensor_bytes(const std::string& bytes, const std::string& source_name,
                                      const std::string& external_data_dir = "");
+
+/// A value of the ONNX backend test data: a tensor, a sequence of tensors, or an optional
+/// (empty, or holding a tensor or a sequence).
+struct DataValue {
+  bool present = true;
+  /// The tensor, the sequence's elements, or the optional's tensor or elements.
+  std::vector<runtime::NDArray> tensors;
+};
+
+/// Reads a serialized TensorProto, SequenceProto (of tensors) or OptionalProto as `kind`
+/// says (the kind of the model input or output it is data for).
+DataValue load_value_file(const std::string& path, graph::ValueKind kind);
 
 /// Writes `array` as a serialized ONNX TensorProto with raw_data.
 void save_tensor_file(const runtime::NDArray& array, const std::string& path);

@@ -91,4 +91,24 @@ graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type,
   return result;
 }
 
+std::optional<StructuredType> structured_type_from_onnx(const onnx::TypeProto& type,
+                                                        const std::string& value_name) {
+  const std::string what = "value '" + value_name + "'";
+  auto element_of = [&](const onnx::TypeProto& element, const char* container) {
+    if (!element.has_tensor_type())
+      TESSEL_USER_ERROR(what, " is a ", container, " of ", type_category_name(element),
+                        " values: only ", container, "s of tensors are supported");
+    return graph::to_data_type(dtype_from_onnx(element.tensor_type().elem_type(), what));
+  };
+  if (type.has_sequence_type())
+    return StructuredType{graph::ValueKind::Sequence,
+                          element_of(type.sequence_type().elem_type(), "sequence")};
+  if (!type.has_optional_type()) return std::nullopt;
+  const onnx::TypeProto& element = type.optional_type().elem_type();
+  if (element.has_sequence_type())
+    return StructuredType{graph::ValueKind::OptionalSequence,
+                          element_of(element.sequence_type().elem_type(), "sequence")};
+  return StructuredType{graph::ValueKind::OptionalTensor, element_of(element, "optional")};
+}
+
 }  // namespace tessel::frontend

@@ -16,6 +16,20 @@ bool Node::has_body() const {
   return false;
 }
 
+const char* value_kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::Tensor:
+      return "tensor";
+    case ValueKind::Sequence:
+      return "sequence";
+    case ValueKind::OptionalTensor:
+      return "optional tensor";
+    case ValueKind::OptionalSequence:
+      return "optional sequence";
+  }
+  return "?";
+}
+
 std::string Node::describe() const {
   std::string label = name.empty() ? "node producing '" +
                                          (outputs.empty() || !outputs[0] ? std::string("?")

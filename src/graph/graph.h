@@ -21,9 +21,25 @@ namespace tessel::graph {
 struct Node;
 
 /// A tensor value of the graph.
+/// What a value holds. Sequences and optionals have a structure (a length, a presence) that
+/// the compiler resolves at compile time (passes/sequences.h): graph inputs of those kinds
+/// are given as their elements, and the sequence and optional operators become the tensors
+/// they select, so that kernels see only tensors.
+enum class ValueKind : uint8_t {
+  Tensor,
+  Sequence,          ///< of tensors of element type `type.dtype`
+  OptionalTensor,    ///< empty, or a tensor of `type`
+  OptionalSequence,  ///< empty, or a sequence of tensors of element type `type.dtype`
+};
+
+/// "tensor", "sequence", "optional tensor", "optional sequence".
+const char* value_kind_name(ValueKind kind);
+
 struct Value {
   std::string name;
   TensorType type;
+  /// A tensor, or a sequence or optional whose element type is `type.dtype`.
+  ValueKind kind = ValueKind::Tensor;
   /// The node computing this value; nullptr for graph inputs and constants.
   Node* producer = nullptr;
   /// The data of a constant (initializer); nullptr otherwise.

@@ -26,6 +26,7 @@ const OpRegistry& OpRegistry::global() {
     register_shape_ops(r);
     register_index_ops(r);
     register_control_flow_ops(r);
+    register_sequence_ops(r);
     register_signal_ops(r);
     register_training_ops(r);
     return r;

@@ -1,5 +1,6 @@
 // fold_constants: evaluate all-constant nodes with our kernels, metadata ops from types; an
-// If on a constant condition becomes its taken branch.
+// If on a constant condition becomes its taken branch; sequences and optionals become their
+// elements (passes/sequences.h).
 #include "passes/fold_constants.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
 #include "passes/inline_branch.h"
+#include "passes/sequences.h"
 
 namespace tessel::passes {
 
@@ -92,6 +94,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
   for (const auto& source : graph.nodes()) {
     const graph::Node& node = *source;
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
+    if (resolve_structured_node(builder, node, inputs)) continue;
     if (inline_constant_branch(builder, node, inputs)) continue;
     std::vector<graph::TensorType> types = types_of(inputs);
     std::vector<const runtime::NDArray*> values = constants_of(inputs);

@@ -56,6 +56,7 @@ std::vector<const graph::Value*> GraphBuilder::lookup(const std::vector<graph::V
 graph::Value* GraphBuilder::define(const graph::Value* v) {
   TESSEL_ICHECK(!is_defined(v), "value '", v->name, "' is defined twice");
   graph::Value* defined = graph_.add_value(v->name, v->type);
+  defined->kind = v->kind;
   map_[v] = defined;
   return defined;
 }
@@ -82,7 +83,25 @@ bool GraphBuilder::has_value(const graph::Value* v) const {
 }
 
 bool GraphBuilder::is_defined(const graph::Value* v) const {
-  return map_.count(v) || aliases_.count(v) || pending_.count(v);
+  return map_.count(v) || aliases_.count(v) || pending_.count(v) || structures_.count(v);
+}
+
+void GraphBuilder::define_structure(const graph::Value* v, Structure structure) {
+  TESSEL_ICHECK(!is_defined(v), "value '", v->name, "' is defined twice");
+  structures_[v] = std::move(structure);
+}
+
+const GraphBuilder::Structure* GraphBuilder::structure(const graph::Value* v) const {
+  auto found = structures_.find(resolve(v));
+  return found == structures_.end() ? nullptr : &found->second;
+}
+
+void GraphBuilder::replace_input(const graph::Value* v, std::vector<graph::Value*> inputs) {
+  replaced_inputs_[v] = std::move(inputs);
+}
+
+std::string element_name(const std::string& name, size_t k) {
+  return name + "[" + std::to_string(k) + "]";
 }
 
 graph::Node* GraphBuilder::copy_node(const graph::Node& node) {
@@ -121,11 +140,27 @@ graph::Node* GraphBuilder::add_node(graph::Node node) {
 
 graph::Graph GraphBuilder::finish() {
   for (const graph::Value* in : source_.inputs()) {
+    if (auto replaced = replaced_inputs_.find(in); replaced != replaced_inputs_.end()) {
+      for (graph::Value* v : replaced->second) graph_.add_input(v);
+      continue;
+    }
     if (pending_.count(in)) continue;  // made a constant that nothing reads
     graph::Value* v = value(in);
     if (!v->is_constant()) graph_.add_input(v);
   }
   for (const graph::Value* out : source_.outputs()) {
+    if (const Structure* s = structure(out)) {
+      for (size_t k = 0; k < s->elements.size(); ++k) {
+        graph::Node copy;
+        copy.name = element_name(out->name, k);
+        copy.op_type = "Identity";
+        copy.opset = graph_.opsets.count("") ? graph_.opsets.at("") : 1;
+        copy.inputs = {s->elements[k]};
+        copy.outputs = {graph_.add_value(element_name(out->name, k), s->elements[k]->type)};
+        graph_.add_output(add_node(std::move(copy))->outputs[0]);
+      }
+      continue;
+    }
     graph::Value* v = value(out);
     TESSEL_ICHECK(v->name == out->name, "graph output '", out->name, "' would be renamed to '",
                   v->name, "'");
@@ -134,6 +169,8 @@ graph::Graph GraphBuilder::finish() {
   map_.clear();
   aliases_.clear();
   pending_.clear();
+  structures_.clear();
+  replaced_inputs_.clear();
   return std::move(graph_);
 }
 

@@ -10,12 +10,14 @@
 //  - a node output is defined when its node is copied (same name and type), or `define`d by
 //    a replacement, or made to stand for another source value (`alias`).
 // finish() adds the source's graph inputs (in order; those made constant are left out) and
-// its outputs, which must keep their names: a graph's outputs are its interface.
+// its outputs, which must keep their names: a graph's outputs are its interface (a
+// sequence or optional output resolved at compile time becomes its elements' outputs).
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 
@@ -46,6 +48,22 @@ class GraphBuilder {
   /// Whether `v` has a value in the new graph yet (graph inputs and constants always do).
   bool has_value(const graph::Value* v) const;
 
+  /// A sequence or optional resolved at compile time: whether it holds a value (always, for
+  /// a sequence) and its elements (an optional's one, or a sequence's), new values.
+  struct Structure {
+    bool present = true;
+    std::vector<graph::Value*> elements;
+    graph::ValueKind kind = graph::ValueKind::Sequence;
+  };
+  /// Makes structured source value `v` stand for `structure`. A structured graph output
+  /// becomes its elements, outputs named element_name(output, k).
+  void define_structure(const graph::Value* v, Structure structure);
+  /// What structured source value `v` stands for; nullptr when it was not resolved.
+  const Structure* structure(const graph::Value* v) const;
+  /// Gives the result `inputs` (new values) in place of source graph input `v`, which the
+  /// new graph computes from them.
+  void replace_input(const graph::Value* v, std::vector<graph::Value*> inputs);
+
   /// Copies source node `node`: its inputs mapped, its outputs defined.
   graph::Node* copy_node(const graph::Node& node);
 
@@ -72,8 +90,14 @@ class GraphBuilder {
   std::map<const graph::Value*, const graph::Value*> aliases_;
   /// Constants defined for source values and not read yet.
   std::map<const graph::Value*, std::unique_ptr<graph::Value>> pending_;
+  std::map<const graph::Value*, Structure> structures_;
+  std::map<const graph::Value*, std::vector<graph::Value*>> replaced_inputs_;
   int next_name_ = 0;
 };
+
+/// The name of element k of the structured value `name` where it becomes several values (a
+/// graph input or output): "name[k]".
+std::string element_name(const std::string& name, size_t k);
 
 /// A copy of `graph` (without the constants nothing reads).
 graph::Graph copy_graph(const graph::Graph& graph);

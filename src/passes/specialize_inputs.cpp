@@ -56,6 +56,11 @@ graph::Graph specialize_inputs(const graph::Graph& graph,
   GraphBuilder builder(graph);
   std::map<std::string, int64_t> symbols;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i]->kind != graph::ValueKind::Tensor)
+      TESSEL_USER_ERROR(describe(*inputs[i], i), " is a ", graph::value_kind_name(inputs[i]->kind),
+                        ": a compilation takes a sequence or optional input as its elements, "
+                        "whose number and types it is compiled for "
+                        "(passes::flatten_structured_inputs)");
     if (declared_types) check_instance(*inputs[i], i, input_types[i], symbols);
     const runtime::NDArray* value = i < input_values.size() ? input_values[i] : nullptr;
     if (!value) {

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "compiler/graph_executor.h"
 #include "frontend/onnx_importer.h"
+#include "passes/sequences.h"
 #include "runtime/ndarray_element.h"
 #include "support/error.h"
 
@@ -104,44 +106,79 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     compile.fusion.enabled = options.fusion;
     compile.passes.blocked_layout = options.blocked_layout;
     compile.passes.winograd = options.winograd;
-    compiler::GraphExecutor executor(
-        model, compile,
-        options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit,
-        options.symbolic_batch);
+    compiler::Backend backend =
+        options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit;
+    bool structured = false;
+    for (const graph::Value* in : model.inputs()) structured |= in->kind != graph::ValueKind::Tensor;
+    // A model with sequence or optional inputs is compiled for each data set's structure.
+    std::optional<compiler::GraphExecutor> tensor_executor;
+    if (!structured) tensor_executor.emplace(model, compile, backend, options.symbolic_batch);
     std::vector<fs::path> data_sets;
     for (const auto& entry : fs::directory_iterator(dir))
       if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
         data_sets.push_back(entry.path());
     std::sort(data_sets.begin(), data_sets.end());
     if (data_sets.empty()) TESSEL_USER_ERROR("no test_data_set_* folder");
+    auto kind_of = [](const std::vector<graph::Value*>& values, size_t i) {
+      return i < values.size() ? values[i]->kind : graph::ValueKind::Tensor;
+    };
     for (const fs::path& set : data_sets) {
+      // Each input as its elements (one for a tensor), and the structure they make.
       std::vector<runtime::NDArray> inputs;
+      std::vector<passes::InputStructure> structures;
       for (const std::string& file : numbered_files(set, "input_")) {
-        size_t i = inputs.size();
-        runtime::NDArray stored = frontend::load_tensor_file(file);
-        inputs.push_back(i < model.inputs().size()
-                             ? as_stored_for(std::move(stored),
-                                             graph::to_runtime_dtype(model.inputs()[i]->type.dtype))
-                             : std::move(stored));
+        size_t i = structures.size();
+        frontend::DataValue value = frontend::load_value_file(file, kind_of(model.inputs(), i));
+        passes::InputStructure structure{value.present, {}};
+        for (runtime::NDArray& array : value.tensors) {
+          runtime::NDArray stored =
+              i < model.inputs().size()
+                  ? as_stored_for(std::move(array), graph::to_runtime_dtype(model.inputs()[i]->type.dtype))
+                  : std::move(array);
+          structure.elements.push_back(
+              graph::TensorType::of(graph::to_data_type(stored.dtype()), stored.shape()));
+          inputs.push_back(std::move(stored));
+        }
+        structures.push_back(std::move(structure));
       }
       std::vector<const runtime::NDArray*> input_ptrs;
       for (const auto& array : inputs) input_ptrs.push_back(&array);
+      std::optional<graph::Graph> flattened;
+      std::optional<compiler::GraphExecutor> structured_executor;
+      if (structured) {
+        flattened.emplace(passes::flatten_structured_inputs(model, structures));
+        structured_executor.emplace(*flattened, compile, backend, false);
+      }
+      compiler::GraphExecutor& executor = structured ? *structured_executor : *tensor_executor;
       std::vector<runtime::NDArray> outputs = executor.run(input_ptrs);
       if (options.symbolic_batch && executor.compilations() > 1)
         throw std::runtime_error(set.filename().string() +
                                  " needed a model of its own: the batch did not stay symbolic");
+      // Each expected output as its elements, compared with the compiled model's outputs
+      // in order (a sequence or optional output is its elements' outputs).
       std::vector<std::string> expected_files = numbered_files(set, "output_");
-      if (expected_files.size() != outputs.size())
-        throw std::runtime_error("the model has " + std::to_string(outputs.size()) +
+      if (expected_files.size() != model.outputs().size())
+        throw std::runtime_error("the model has " + std::to_string(model.outputs().size()) +
                                  " outputs, the data set " + std::to_string(expected_files.size()));
-      for (size_t k = 0; k < outputs.size(); ++k) {
-        runtime::NDArray expected =
-            as_stored_for(frontend::load_tensor_file(expected_files[k]), outputs[k].dtype());
-        std::string mismatch = compare(outputs[k], expected, options);
-        if (!mismatch.empty())
-          throw std::runtime_error(set.filename().string() + " output " + std::to_string(k) +
-                                   " '" + model.outputs()[k]->name + "': " + mismatch);
+      size_t next = 0;
+      for (size_t k = 0; k < expected_files.size(); ++k) {
+        frontend::DataValue expected =
+            frontend::load_value_file(expected_files[k], kind_of(model.outputs(), k));
+        for (size_t e = 0; e < expected.tensors.size(); ++e, ++next) {
+          std::string where = set.filename().string() + " output " + std::to_string(k) + " '" +
+                              model.outputs()[k]->name + "'" +
+                              (model.outputs()[k]->kind == graph::ValueKind::Tensor
+                                   ? std::string()
+                                   : " element " + std::to_string(e));
+          if (next >= outputs.size()) throw std::runtime_error(where + ": not computed");
+          runtime::NDArray want = as_stored_for(std::move(expected.tensors[e]), outputs[next].dtype());
+          std::string mismatch = compare(outputs[next], want, options);
+          if (!mismatch.empty()) throw std::runtime_error(where + ": " + mismatch);
+        }
       }
+      if (next != outputs.size())
+        throw std::runtime_error("the model computed " + std::to_string(outputs.size()) +
+                                 " output tensors, the data set holds " + std::to_string(next));
     }
     result.status = CaseStatus::Pass;
   } catch (const CompileError& e) {

@@ -24,6 +24,23 @@ inline runtime::NDArray random_array(const std::vector<int64_t>& shape, uint32_t
   return a;
 }
 
+/// Appends a node `op` (opset 17) on `inputs` to `g`, with `outputs` untyped outputs named
+/// after it (type inference types them); returns them.
+inline std::vector<graph::Value*> add_untyped_node(graph::Graph& g, const std::string& op,
+                                                   std::vector<graph::Value*> inputs,
+                                                   std::map<std::string, graph::Attribute> attributes = {},
+                                                   size_t outputs = 1) {
+  graph::Node n;
+  n.name = op + std::to_string(g.nodes().size());
+  n.op_type = op;
+  n.opset = 17;
+  n.inputs = std::move(inputs);
+  n.attributes = std::move(attributes);
+  for (size_t k = 0; k < outputs; ++k)
+    n.outputs.push_back(g.add_value(n.name + ".out" + (k ? std::to_string(k) : ""), {}));
+  return g.add_node(std::move(n))->outputs;
+}
+
 /// Builds a typed float32 graph node by node (every value gets its type at creation).
 class TypedGraph {
  public:
@@ -45,15 +62,8 @@ class TypedGraph {
   graph::Value* node(const std::string& op, std::vector<graph::Value*> inputs,
                      std::vector<int64_t> out_shape,
                      std::map<std::string, graph::Attribute> attributes = {}) {
-    graph::Node n;
-    n.name = op + std::to_string(graph.nodes().size());
-    n.op_type = op;
-    n.opset = 17;
-    n.attributes = std::move(attributes);
-    n.inputs = std::move(inputs);
-    graph::Value* out = graph.add_value(n.name + ".out", type(out_shape));
-    n.outputs = {out};
-    graph.add_node(std::move(n));
+    graph::Value* out = add_untyped_node(graph, op, std::move(inputs), std::move(attributes))[0];
+    out->type = type(out_shape);
     return out;
   }
   void output(graph::Value* v) { graph.add_output(v); }

@@ -23,20 +23,12 @@ graph::Graph nonzero_model(int64_t rows, int64_t cols, bool reader) {
   g.opsets = {{"", 17}};
   graph::Value* x = g.add_value("x", f32({rows, cols}));
   g.add_input(x);
-  auto add = [&](const std::string& op, graph::Value* in, const std::string& out,
+  auto add = [&](const std::string& op, graph::Value* in,
                  std::map<std::string, graph::Attribute> attributes = {}) {
-    graph::Node n;
-    n.name = op;
-    n.op_type = op;
-    n.opset = 17;
-    n.inputs = {in};
-    n.attributes = std::move(attributes);
-    n.outputs = {g.add_value(out, {})};
-    g.add_node(std::move(n));
-    return g.nodes().back()->outputs[0];
+    return testing::add_untyped_node(g, op, {in}, std::move(attributes))[0];
   };
-  graph::Value* y = add("NonZero", add("Relu", x, "r"), "y");
-  if (reader) y = add("Cast", y, "yf", {{"to", graph::Attribute::of_int(1)}});
+  graph::Value* y = add("NonZero", add("Relu", x));
+  if (reader) y = add("Cast", y, {{"to", graph::Attribute::of_int(1)}});
   g.add_output(y);
   return g;
 }
@@ -82,16 +74,8 @@ graph::Graph runtime_value_model(const std::string& op, graph::TensorType second
   graph::Value* v = g.add_value("v", std::move(second));
   g.add_input(x);
   g.add_input(v);
-  graph::Node n;
-  n.name = op;
-  n.op_type = op;
-  n.opset = 17;
-  n.inputs = {x, v};
-  n.attributes = std::move(attributes);
-  for (size_t k = 0; k < outputs; ++k)
-    n.outputs.push_back(g.add_value("y" + std::to_string(k), {}));
-  g.add_node(std::move(n));
-  for (graph::Value* out : g.nodes().back()->outputs) g.add_output(out);
+  for (graph::Value* out : testing::add_untyped_node(g, op, {x, v}, std::move(attributes), outputs))
+    g.add_output(out);
   return g;
 }
 
@@ -156,29 +140,11 @@ TEST(DataDependentSteps, NonZeroOfAConstantFolds) {
       g.add_constant("c", std::make_shared<const runtime::NDArray>(std::move(c)));
   graph::Value* x = g.add_value("x", f32({2}));
   g.add_input(x);
-  graph::Node nonzero;
-  nonzero.name = "nz";
-  nonzero.op_type = "NonZero";
-  nonzero.opset = 17;
-  nonzero.inputs = {constant};
-  nonzero.outputs = {g.add_value("nz", {})};
-  g.add_node(std::move(nonzero));
-  graph::Node cast;  // a kernel may read it: its extent is known once folded
-  cast.name = "cast";
-  cast.op_type = "Cast";
-  cast.opset = 17;
-  cast.attributes["to"] = graph::Attribute::of_int(1);
-  cast.inputs = {g.nodes().back()->outputs[0]};
-  cast.outputs = {g.add_value("nzf", {})};
-  g.add_node(std::move(cast));
-  graph::Node add;
-  add.name = "add";
-  add.op_type = "Add";
-  add.opset = 17;
-  add.inputs = {g.nodes().back()->outputs[0], x};
-  add.outputs = {g.add_value("y", {})};
-  g.add_node(std::move(add));
-  g.add_output(g.nodes().back()->outputs[0]);
+  // A kernel may read the NonZero of a constant: its extent is known once folded.
+  graph::Value* nonzero = testing::add_untyped_node(g, "NonZero", {constant})[0];
+  graph::Value* cast =
+      testing::add_untyped_node(g, "Cast", {nonzero}, {{"to", graph::Attribute::of_int(1)}})[0];
+  g.add_output(testing::add_untyped_node(g, "Add", {cast, x})[0]);
   CompiledModel compiled = compile_model(g, {f32({2})});
   for (const runtime::PlanStep& step : compiled.plan.steps)
     EXPECT_NE(step.kind, runtime::StepKind::NonZero);
@@ -200,7 +166,7 @@ TEST(DataDependentSteps, AKernelReadingADynamicExtentIsRefused) {
   } catch (const CompileError& e) {
     std::string m = e.what();
     EXPECT_NE(m.find("Cast"), std::string::npos) << m;
-    EXPECT_NE(m.find("reads 'y', whose extent"), std::string::npos) << m;
+    EXPECT_NE(m.find("reads 'NonZero1.out', whose extent"), std::string::npos) << m;
     EXPECT_NE(m.find("NonZero"), std::string::npos) << m;
   }
 }

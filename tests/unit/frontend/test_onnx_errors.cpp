@@ -155,15 +155,26 @@ TEST(OnnxErrors, UnsupportedTypes) {
   s->add_string_data("hi");
   expect_model_error(strings, "initializer 'words' has element type string: not supported");
 
-  onnx::ModelProto sequence = relu_model();
-  auto* in = sequence.mutable_graph()->add_input();
+  // Sequences of tensors and optionals import (passes/sequences.h); a sequence of sequences
+  // and a map do not.
+  onnx::ModelProto nested = relu_model();
+  auto* in = nested.mutable_graph()->add_input();
   in->set_name("seq");
   in->mutable_type()
       ->mutable_sequence_type()
       ->mutable_elem_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
       ->mutable_tensor_type()
       ->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-  expect_model_error(sequence, "value 'seq' has sequence type: not supported");
+  expect_model_error(nested,
+                     "value 'seq' is a sequence of sequence values: only sequences of tensors are "
+                     "supported");
+  onnx::ModelProto map = relu_model();
+  auto* m = map.mutable_graph()->add_input();
+  m->set_name("m");
+  m->mutable_type()->mutable_map_type()->set_key_type(onnx::TensorProto_DataType_INT64);
+  expect_model_error(map, "value 'm' has map type: not supported");
 
   onnx::ModelProto complex = relu_model();
   set_tensor_info(complex.mutable_graph()->add_input(), "c", onnx::TensorProto_DataType_COMPLEX64,
