@@ -802,6 +802,63 @@ def t_split(b):
     return outs[-1]
 
 
+def t_sequence(b):
+    """A list of tensors: a split into a sequence, an element inserted or erased, then one
+    element taken or the list concatenated (or stacked) back; tessel resolves the list at
+    compile time."""
+    x = b.pick(lambda v: any(d >= 2 for d in v.shape))
+    axis = b.choice([a for a, d in enumerate(x.shape) if d >= 2])
+    size = x.shape[axis]
+    if b.chance(0.5):
+        first = int(b.rng.integers(1, size))
+        parts = [first, size - first]
+        split = [b.ints(parts)]
+    else:
+        parts = [1] * size
+        split = []
+    keep = bool(split) or b.chance(0.5)
+    shapes = [x.shape[:axis] + ((p,) if keep else ()) + x.shape[axis + 1:] for p in parts]
+    seq = b.fresh("seq")
+    b.nodes.append(helper.make_node("SplitToSequence", [x.name] + [v.name for v in split], [seq],
+                                    axis=axis, keepdims=int(keep), name=b.fresh("SplitToSequence_")))
+    b.consumed.add(x.name)
+    if b.chance(0.5):  # a constant like the first element inserted somewhere
+        position = int(b.rng.integers(-len(shapes), len(shapes) + 1))
+        extra = b.uniform(shapes[0], -1.0, 1.0)
+        longer = b.fresh("seq")
+        b.nodes.append(helper.make_node("SequenceInsert", [seq, extra.name,
+                                                           b.const(np.int64(position)).name],
+                                        [longer], name=b.fresh("SequenceInsert_")))
+        shapes.insert(position if position >= 0 else len(shapes) + position, shapes[0])
+        seq = longer
+    if b.chance(0.3) and len(shapes) > 1:
+        position = int(b.rng.integers(-len(shapes), len(shapes)))
+        shorter = b.fresh("seq")
+        b.nodes.append(helper.make_node("SequenceErase", [seq, b.const(np.int64(position)).name],
+                                        [shorter], name=b.fresh("SequenceErase_")))
+        del shapes[position]
+        seq = shorter
+    if b.chance(0.4):
+        k = int(b.rng.integers(-len(shapes), len(shapes)))
+        out = Value(b.fresh("v"), shapes[k])
+        b.nodes.append(helper.make_node("SequenceAt", [seq, b.const(np.int64(k)).name], [out.name],
+                                        name=b.fresh("SequenceAt_")))
+    elif len(set(shapes)) == 1 and b.chance(0.5):  # stacked along a new axis
+        at = int(b.rng.integers(0, len(shapes[0]) + 1))
+        out = Value(b.fresh("v"), shapes[0][:at] + (len(shapes),) + shapes[0][at:])
+        b.nodes.append(helper.make_node("ConcatFromSequence", [seq], [out.name], axis=at,
+                                        new_axis=1, name=b.fresh("ConcatFromSequence_")))
+    else:
+        if not keep:
+            raise GenerationFailed()
+        total = sum(s[axis] for s in shapes)
+        out = Value(b.fresh("v"), x.shape[:axis] + (total,) + x.shape[axis + 1:])
+        b.nodes.append(helper.make_node("ConcatFromSequence", [seq], [out.name], axis=axis,
+                                        name=b.fresh("ConcatFromSequence_")))
+    b.values.append(out)
+    return out
+
+
 def t_gather(b):
     x = b.pick(lambda v: v.rank >= 1)
     axis = int(b.rng.integers(x.rank))
@@ -1166,7 +1223,7 @@ TEMPLATES = [
     (t_reshape, 3), (t_slice, 2), (t_split, 1), (t_gather, 2), (t_expand_tile, 1),
     (t_cumsum, 1), (t_where, 2), (t_discrete, 2), (t_argmax, 1), (t_topk, 1),
     (t_integer, 2), (t_reduce_all, 1), (t_conv1d, 2), (t_domain_unary, 1), (t_misc, 4),
-    (t_control_flow, 2), (t_data_dependent, 1),
+    (t_control_flow, 2), (t_data_dependent, 1), (t_sequence, 1),
 ]
 
 
@@ -1235,7 +1292,7 @@ def with_every_output(model):
     del full.graph.output[:]
     for node in model.graph.node:
         for name in node.output:
-            if name and name in types:
+            if name and name in types and types[name].HasField("tensor_type"):
                 vi = onnx.ValueInfoProto(name=name)
                 vi.type.CopyFrom(types[name])
                 full.graph.output.append(vi)

@@ -91,11 +91,11 @@ graph::Graph fold_constants(const graph::Graph& graph) {
   require_static_inputs(graph, "fold_constants");
   GraphBuilder builder(graph);
   FoldKernels kernels;
-  for (const auto& source : graph.nodes()) {
-    const graph::Node& node = *source;
+  // One node (of the graph, or of a body a loop unrolling copies into it).
+  NodeFolder fold_node = [&](const graph::Node& node) {
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
-    if (resolve_structured_node(builder, node, inputs)) continue;
-    if (inline_constant_branch(builder, node, inputs)) continue;
+    if (resolve_structured_node(builder, node, inputs, fold_node)) return;
+    if (inline_constant_branch(builder, node, inputs)) return;
     std::vector<graph::TensorType> types = types_of(inputs);
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
     std::vector<graph::TensorType> output_types =
@@ -108,12 +108,13 @@ graph::Graph fold_constants(const graph::Graph& graph) {
           results.push_back(std::make_shared<const runtime::NDArray>(std::move(array)));
       for (size_t k = 0; k < node.outputs.size() && k < results.size(); ++k)
         if (node.outputs[k]) builder.define_constant(node.outputs[k], results[k]);
-      continue;
+      return;
     }
     graph::Node* copy = builder.copy_node(node);
     for (size_t k = 0; k < copy->outputs.size() && k < output_types.size(); ++k)
       if (copy->outputs[k]) copy->outputs[k]->type = output_types[k];
-  }
+  };
+  for (const auto& source : graph.nodes()) fold_node(*source);
   return builder.finish();
 }
 

@@ -25,11 +25,11 @@ graph::Value* GraphBuilder::value(const graph::Value* v) {
   const graph::Value* r = resolve(v);
   if (auto it = map_.find(r); it != map_.end()) return it->second;
   if (auto it = pending_.find(r); it != pending_.end()) {
-    graph::Value* constant = graph_.add_constant(r->name, it->second->constant);
+    graph::Value* constant = graph_.add_constant(unused_name(r->name), it->second->constant);
     pending_.erase(it);
     return map_[r] = constant;
   }
-  if (r->is_constant()) return map_[r] = graph_.add_constant(r->name, r->constant);
+  if (r->is_constant()) return map_[r] = graph_.add_constant(unused_name(r->name), r->constant);
   TESSEL_ICHECK(is_graph_input(r), "value '", r->name, "' is used before its node is built");
   return define(r);
 }
@@ -55,7 +55,7 @@ std::vector<const graph::Value*> GraphBuilder::lookup(const std::vector<graph::V
 
 graph::Value* GraphBuilder::define(const graph::Value* v) {
   TESSEL_ICHECK(!is_defined(v), "value '", v->name, "' is defined twice");
-  graph::Value* defined = graph_.add_value(v->name, v->type);
+  graph::Value* defined = graph_.add_value(unused_name(v->name), v->type);
   defined->kind = v->kind;
   map_[v] = defined;
   return defined;
@@ -96,6 +96,16 @@ const GraphBuilder::Structure* GraphBuilder::structure(const graph::Value* v) co
   return found == structures_.end() ? nullptr : &found->second;
 }
 
+void GraphBuilder::bind(const graph::Value* v, graph::Value* existing) {
+  TESSEL_ICHECK(!is_defined(v), "value '", v->name, "' is defined twice");
+  map_[v] = existing;
+}
+
+const graph::Graph& GraphBuilder::keep(graph::Graph graph) {
+  kept_.push_back(std::make_unique<graph::Graph>(std::move(graph)));
+  return *kept_.back();
+}
+
 void GraphBuilder::replace_input(const graph::Value* v, std::vector<graph::Value*> inputs) {
   replaced_inputs_[v] = std::move(inputs);
 }
@@ -121,6 +131,11 @@ std::string GraphBuilder::fresh_name(const std::string& hint) {
   while (source_.find_value(name) || graph_.find_value(name))
     name = hint + "_" + std::to_string(next_name_++);
   return name;
+}
+
+std::string GraphBuilder::unused_name(const std::string& name) {
+  // A name taken already comes from a body copied more than once (an unrolled loop).
+  return graph_.find_value(name) ? fresh_name(name) : name;
 }
 
 graph::Value* GraphBuilder::add_value(const std::string& hint, graph::TensorType type) {

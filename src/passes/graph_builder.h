@@ -60,6 +60,11 @@ class GraphBuilder {
   void define_structure(const graph::Value* v, Structure structure);
   /// What structured source value `v` stands for; nullptr when it was not resolved.
   const Structure* structure(const graph::Value* v) const;
+  /// Makes source value `v` stand for `existing`, a value of the new graph.
+  void bind(const graph::Value* v, graph::Value* existing);
+  /// Keeps `graph` alive as long as the builder, for source nodes outside the source graph
+  /// (a copy of a body per unrolled trip); returns it.
+  const graph::Graph& keep(graph::Graph graph);
   /// Gives the result `inputs` (new values) in place of source graph input `v`, which the
   /// new graph computes from them.
   void replace_input(const graph::Value* v, std::vector<graph::Value*> inputs);
@@ -83,6 +88,8 @@ class GraphBuilder {
   /// Whether source value `v` was defined, made constant or aliased already.
   bool is_defined(const graph::Value* v) const;
   std::string fresh_name(const std::string& hint);
+  /// `name`, or a fresh one when the new graph has a value of that name.
+  std::string unused_name(const std::string& name);
 
   const graph::Graph& source_;
   graph::Graph graph_;
@@ -92,6 +99,7 @@ class GraphBuilder {
   std::map<const graph::Value*, std::unique_ptr<graph::Value>> pending_;
   std::map<const graph::Value*, Structure> structures_;
   std::map<const graph::Value*, std::vector<graph::Value*>> replaced_inputs_;
+  std::vector<std::unique_ptr<graph::Graph>> kept_;
   int next_name_ = 0;
 };
 

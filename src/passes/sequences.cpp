@@ -3,6 +3,7 @@
 
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "executor/node_kernel.h"
@@ -21,6 +22,9 @@ using Structure = GraphBuilder::Structure;
 /// The opset of the nodes the resolution adds (Split, Squeeze, Unsqueeze and Concat take
 /// their sizes and axes as inputs from opset 13).
 constexpr int kAddedOpset = 13;
+
+/// The most trips a loop carrying a sequence is unrolled for.
+constexpr int64_t kMaxUnrolledTrips = 4096;
 
 bool is_structured(ValueKind kind) { return kind != ValueKind::Tensor; }
 
@@ -42,8 +46,8 @@ const std::set<std::string>& structured_ops() {
 class Resolver {
  public:
   Resolver(GraphBuilder& builder, const graph::Node& node,
-           const std::vector<const graph::Value*>& inputs)
-      : b_(builder), node_(node), inputs_(inputs) {}
+           const std::vector<const graph::Value*>& inputs, const NodeFolder& fold)
+      : b_(builder), node_(node), inputs_(inputs), fold_(fold) {}
 
   void resolve() {
     const std::string& op = node_.op_type;
@@ -62,16 +66,17 @@ class Resolver {
     if (op == "Optional") return optional();
     if (op == "OptionalHasElement") return has_element();
     if (op == "OptionalGetElement") return get_element();
+    if (op == "Loop") return unroll();
     if (op == "Identity") {
       if (node_.outputs[0]) b_.define_structure(node_.outputs[0], *b_.structure(node_.inputs[0]));
       return;
     }
-    bool control_flow = op == "If" || op == "Loop" || op == "Scan";
+    bool control_flow = op == "If" || op == "Scan";
     for (size_t i = 0; i < node_.inputs.size(); ++i)
       if (node_.inputs[i] && b_.structure(node_.inputs[i]) && control_flow)
         fail(input_label(i) + " is " + a_kind(b_.structure(node_.inputs[i])->kind) +
              ": control flow that carries or reads a sequence or optional is not supported "
-             "(tessel resolves them at compile time, and does not unroll the " + op + ")");
+             "(tessel resolves them at compile time, and unrolls only a Loop)");
     for (size_t i = 0; i < node_.inputs.size(); ++i)
       if (node_.inputs[i] && b_.structure(node_.inputs[i]))
         fail("input " + std::to_string(i) + " '" + node_.inputs[i]->name + "' is " +
@@ -167,9 +172,7 @@ class Resolver {
   }
 
   void define_int(size_t k, int64_t value) {
-    auto scalar = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Int(64)));
-    *scalar->data_as<int64_t>() = value;
-    if (node_.outputs[k]) b_.define_constant(node_.outputs[k], std::move(scalar));
+    if (node_.outputs[k]) b_.define_constant(node_.outputs[k], int_array(runtime::DType::Int(64), value));
   }
 
   graph::Value* ints(const std::vector<int64_t>& values) {
@@ -320,9 +323,7 @@ class Resolver {
   }
 
   void define_int_bool(bool value) {
-    auto scalar = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Bool()));
-    *scalar->data_as<uint8_t>() = value ? 1 : 0;
-    if (node_.outputs[0]) b_.define_constant(node_.outputs[0], std::move(scalar));
+    if (node_.outputs[0]) b_.define_constant(node_.outputs[0], int_array(runtime::DType::Bool(), value));
   }
 
   void get_element() {
@@ -335,20 +336,100 @@ class Resolver {
     define_tensor(0, s->elements[0]);
   }
 
+  /// A loop state or scan value as the unrolling carries it: a structure, or a tensor.
+  struct Carried {
+    std::optional<Structure> structure;
+    graph::Value* tensor = nullptr;
+  };
+
+  Carried carried(const graph::Value* v) {
+    if (const Structure* s = b_.structure(v)) return {*s, nullptr};
+    return {std::nullopt, b_.value(v)};
+  }
+
+  /// Loop(M, cond, states..., captured...) with body (iteration, cond, states...,
+  /// captured...) -> (cond, states..., scan slices...), unrolled trip by trip.
+  void unroll() {
+    const graph::Attribute* body_attr = node_.attribute("body");
+    if (!body_attr || !body_attr->graph) fail("attribute 'body' is required");
+    const graph::Graph& body = *body_attr->graph;
+    size_t captured = body.captured_inputs;
+    if (node_.inputs.size() < 2 + captured || body.outputs().empty())
+      fail("the body does not fit the loop's inputs");
+    size_t states = node_.inputs.size() - 2 - captured;
+    if (body.outputs().size() < 1 + states) fail("the body returns fewer states than the loop has");
+    size_t scans = body.outputs().size() - 1 - states;
+    if (!has_input(0))
+      fail("a Loop carrying a sequence or optional is unrolled at compile time, and needs a "
+           "trip count");
+    int64_t trips = constant_ints(0, "trip count").at(0);
+    if (trips > kMaxUnrolledTrips)
+      fail("a Loop carrying a sequence or optional is unrolled at compile time; " +
+           std::to_string(trips) + " trips are more than " + std::to_string(kMaxUnrolledTrips));
+    bool go_on = !has_input(1) || constant_ints(1, "condition").at(0) != 0;
+    std::vector<Carried> state;
+    for (size_t j = 0; j < states; ++j) state.push_back(carried(node_.inputs[2 + j]));
+    std::vector<std::vector<graph::Value*>> slices(scans);
+    for (int64_t t = 0; t < trips && go_on; ++t) {
+      const graph::Graph& trip = b_.keep(copy_graph(body));
+      const auto& in = trip.inputs();
+      b_.define_constant(in[0], int_array(runtime::DType::Int(64), t));
+      b_.define_constant(in[1], int_array(runtime::DType::Bool(), 1));
+      for (size_t j = 0; j < states; ++j) {
+        if (state[j].structure)
+          b_.define_structure(in[2 + j], *state[j].structure);
+        else
+          b_.bind(in[2 + j], state[j].tensor);
+      }
+      for (size_t c = 0; c < captured; ++c) b_.alias(in[2 + states + c], node_.inputs[2 + states + c]);
+      for (const auto& n : trip.nodes()) fold_(*n);
+      const auto& out = trip.outputs();
+      const graph::Value* condition = b_.lookup({out[0]})[0];
+      if (!condition->is_constant())
+        fail("the condition its body computes must be known at compile time, for the loop to "
+             "be unrolled");
+      go_on = runtime::element_as_double(*condition->constant, 0) != 0;
+      for (size_t j = 0; j < states; ++j) state[j] = carried(out[1 + j]);
+      for (size_t k = 0; k < scans; ++k) {
+        Carried slice = carried(out[1 + states + k]);
+        if (slice.structure) fail("a scan output of the body is a sequence");
+        slices[k].push_back(slice.tensor);
+      }
+    }
+    for (size_t j = 0; j < states; ++j) {
+      if (state[j].structure)
+        define_structure(j, *state[j].structure);
+      else
+        define_tensor(j, state[j].tensor);
+    }
+    for (size_t k = 0; k < scans; ++k) {
+      if (slices[k].empty()) fail("the loop ran no trip: its scan outputs would be empty");
+      for (graph::Value*& slice : slices[k]) slice = add("Unsqueeze", {slice, ints({0})}, {})[0];
+      define_tensor(states + k, add("Concat", slices[k], {{"axis", graph::Attribute::of_int(0)}})[0]);
+    }
+  }
+
+  static std::shared_ptr<const runtime::NDArray> int_array(runtime::DType dtype, int64_t value) {
+    auto a = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, dtype));
+    runtime::set_element_from_double(*a, 0, static_cast<double>(value));
+    return a;
+  }
+
   GraphBuilder& b_;
   const graph::Node& node_;
   const std::vector<const graph::Value*>& inputs_;
+  const NodeFolder& fold_;
 };
 
 }  // namespace
 
 bool resolve_structured_node(GraphBuilder& builder, const graph::Node& node,
-                             const std::vector<const graph::Value*>& inputs) {
+                             const std::vector<const graph::Value*>& inputs, const NodeFolder& fold) {
   bool involved = node.domain.empty() && structured_ops().count(node.op_type);
   for (const graph::Value* in : node.inputs) involved |= in && builder.structure(in);
   for (const graph::Value* out : node.outputs) involved |= out && is_structured(out->kind);
   if (!involved) return false;
-  Resolver(builder, node, inputs).resolve();
+  Resolver(builder, node, inputs, fold).resolve();
   return true;
 }
 

@@ -11,10 +11,13 @@
 // graph input is given as its elements (flatten_structured_inputs), and a graph output
 // becomes its elements' outputs, "y[0]", "y[1]", ...: the compiled model has tensors only.
 //
-// Not resolved (a clear error naming the node): a sequence whose length depends on run-time
-// values (a Loop that carries a sequence, an If on a run-time condition that returns one).
+// A Loop that carries a sequence (building a list trip by trip) is unrolled when its trip
+// count and condition are known at compile time. Not resolved (a clear error naming the
+// node): a sequence whose length depends on run-time values (such a Loop with a run-time
+// trip count or condition, an If on a run-time condition that returns one).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "graph/graph.h"
@@ -43,7 +46,11 @@ graph::Graph flatten_structured_inputs(const graph::Graph& graph,
 /// true; else returns false and adds nothing. `inputs` stand for the node's inputs in the
 /// graph being built (builder.lookup). CompileError naming the node for what cannot be
 /// resolved at compile time or is out of range.
+/// A Loop that carries or reads a sequence is unrolled: each trip a copy of its body whose
+/// nodes `fold` adds to `builder` (fold_constants' step); its trip count and condition must
+/// be known at compile time.
+using NodeFolder = std::function<void(const graph::Node&)>;
 bool resolve_structured_node(GraphBuilder& builder, const graph::Node& node,
-                             const std::vector<const graph::Value*>& inputs);
+                             const std::vector<const graph::Value*>& inputs, const NodeFolder& fold);
 
 }  // namespace tessel::passes

@@ -1,8 +1,9 @@
 // Sequences and optionals resolved at compile time (passes/sequences.h): models that split,
 // insert, erase, select, concatenate, stack and map over sequences, compiled and run against
 // the same slicing written out here; sequence inputs given as their elements and sequence
-// outputs returned as theirs; and the errors for positions out of range or unknown at
-// compile time, an empty optional's element and structures that do not fit.
+// outputs returned as theirs; a Loop building a list unrolled; and the errors for positions
+// out of range or unknown at compile time, an empty optional's element and structures that
+// do not fit.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
@@ -189,6 +190,53 @@ std::string compile_error(const graph::Graph& g, const std::vector<graph::Tensor
     return e.what();
   }
   return "";
+}
+
+/// Loop(trips, true, SequenceEmpty) whose body appends x * iteration: with `trips` a graph
+/// input when `runtime_trips`.
+graph::Graph list_building_loop(int64_t trips, bool runtime_trips) {
+  graph::Graph body;
+  body.name = "append";
+  graph::Value* iteration = body.add_value("i", graph::TensorType::of(ir::DataType::Int(64), {}));
+  graph::Value* cond = body.add_value("cond", graph::TensorType::of(ir::DataType::Bool(), {}));
+  graph::Value* list = body.add_value("list", {});
+  list->kind = ValueKind::Sequence;
+  graph::Value* x_inside = body.add_value("x", f32({3}));
+  for (graph::Value* v : {iteration, cond, list, x_inside}) body.add_input(v);
+  body.captured_inputs = 1;
+  graph::Value* scale = testing::add_untyped_node(body, "Cast", {iteration}, {{"to", Attribute::of_int(1)}})[0];
+  graph::Value* term = testing::add_untyped_node(body, "Mul", {x_inside, scale})[0];
+  body.add_output(testing::add_untyped_node(body, "Identity", {cond})[0]);
+  graph::Value* longer = testing::add_untyped_node(body, "SequenceInsert", {list, term})[0];
+  longer->kind = ValueKind::Sequence;
+  body.add_output(longer);
+  SequenceGraph sg;
+  graph::Value* x = sg.input("x", f32({3}));
+  graph::Value* m = runtime_trips ? sg.input("m", graph::TensorType::of(ir::DataType::Int(64), {}))
+                                  : sg.scalar("m", trips);
+  runtime::NDArray yes = runtime::NDArray::zeros({}, runtime::DType::Bool());
+  *yes.data_as<uint8_t>() = 1;
+  graph::Value* always = sg.g.add_constant("always", std::make_shared<const runtime::NDArray>(std::move(yes)));
+  graph::Value* empty = sg.node("SequenceEmpty", {}, ValueKind::Sequence, {{"dtype", Attribute::of_int(1)}});
+  graph::Value* built = sg.node("Loop", {m, always, empty, x}, ValueKind::Sequence,
+                                {{"body", Attribute::of_graph(std::make_shared<const graph::Graph>(std::move(body)))}});
+  sg.g.add_output(sg.node("ConcatFromSequence", {built}, ValueKind::Tensor,
+                          {{"axis", Attribute::of_int(0)}, {"new_axis", Attribute::of_int(1)}}));
+  return std::move(sg.g);
+}
+
+TEST(Sequences, ALoopBuildingAListIsUnrolled) {
+  const int64_t trips = 4;
+  runtime::Model model = jit_model(compile_model(list_building_loop(trips, false), {f32({3})}));
+  runtime::NDArray x = random_array({3}, 8);
+  std::vector<runtime::NDArray> out = model.run({&x});
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{trips, 3}));
+  for (int64_t t = 0; t < trips; ++t)
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_EQ(out[0].data_as<float>()[t * 3 + j], x.data_as<float>()[j] * static_cast<float>(t));
+  std::string m = compile_error(list_building_loop(0, true),
+                                {f32({3}), graph::TensorType::of(ir::DataType::Int(64), {})});
+  EXPECT_NE(m.find("the trip count (input 0 'm') must be known at compile time"), std::string::npos) << m;
 }
 
 TEST(Sequences, PositionsMustBeInRangeAndKnownAtCompileTime) {
