@@ -10,6 +10,7 @@
 #include "autotune/apply_records.h"
 #include "autotune/task.h"
 #include "frontend/onnx_importer.h"
+#include "passes/sequences.h"
 #include "support/error.h"
 
 namespace tessel::cli {
@@ -60,7 +61,23 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
     if (eq == std::string::npos || eq == 0)
       TESSEL_USER_ERROR("--input-shape: expected NAME=SHAPE (e.g. input=1x3x224x224), got '",
                         spec, "'");
-    input_shapes.emplace_back(spec.substr(0, eq), parse_shape(spec.substr(eq + 1), flag));
+    std::string name = spec.substr(0, eq), shape = spec.substr(eq + 1);
+    if (shape == "none") {
+      element_shapes.emplace_back(name, Elements{false, {}});
+    } else if (!shape.empty() && shape.front() == '[') {
+      if (shape.back() != ']')
+        TESSEL_USER_ERROR("--input-shape: '", shape, "' opens a list of shapes it does not close");
+      Elements elements{true, {}};
+      std::string inside = shape.substr(1, shape.size() - 2);
+      for (size_t start = 0; !inside.empty() && start <= inside.size();) {
+        size_t end = std::min(inside.find(',', start), inside.size());
+        elements.shapes.push_back(parse_shape(inside.substr(start, end - start), flag));
+        start = end + 1;
+      }
+      element_shapes.emplace_back(name, std::move(elements));
+    } else {
+      input_shapes.emplace_back(name, parse_shape(shape, flag));
+    }
   } else if (flag == "--no-fusion") {
     options.fusion.enabled = false;
   } else if (flag == "--no-blocked-layout") {
@@ -107,6 +124,42 @@ std::vector<graph::TensorType> input_types(const graph::Graph& graph, const Comp
   return types;
 }
 
+graph::Graph import_model(const std::string& path, const CompileFlags& flags) {
+  graph::Graph graph = frontend::import_onnx_file(path);
+  bool structured = false;
+  for (const graph::Value* in : graph.inputs()) structured |= in->kind != graph::ValueKind::Tensor;
+  for (const auto& [name, elements] : flags.element_shapes) {
+    const graph::Value* input = nullptr;
+    for (const graph::Value* in : graph.inputs())
+      if (in->name == name) input = in;
+    if (!input) TESSEL_USER_ERROR("--input-shape: the model has no input named '", name, "'");
+    if (input->kind == graph::ValueKind::Tensor)
+      TESSEL_USER_ERROR("--input-shape: input '", name, "' is a tensor: give it one shape");
+  }
+  if (!structured) return graph;
+  std::vector<passes::InputStructure> structures;
+  for (const graph::Value* in : graph.inputs()) {
+    passes::InputStructure structure;
+    if (in->kind != graph::ValueKind::Tensor) {
+      auto given = std::find_if(flags.element_shapes.begin(), flags.element_shapes.end(),
+                                [&](const auto& e) { return e.first == in->name; });
+      bool sequence = in->kind == graph::ValueKind::Sequence ||
+                      in->kind == graph::ValueKind::OptionalSequence;
+      if (given == flags.element_shapes.end())
+        TESSEL_USER_ERROR("input '", in->name, "' is ", sequence ? "a " : "an ",
+                          graph::value_kind_name(in->kind), ": give ",
+                          sequence ? "its elements' shapes" : "its value's shape",
+                          " with --input-shape ", in->name, sequence ? "=[2x3,5]" : "=[2x3]",
+                          in->kind == graph::ValueKind::Sequence ? "" : " (or =none when empty)");
+      structure.present = given->second.present;
+      for (const std::vector<graph::Dim>& dims : given->second.shapes)
+        structure.elements.push_back(graph::TensorType{in->type.dtype, dims});
+    }
+    structures.push_back(std::move(structure));
+  }
+  return passes::flatten_structured_inputs(graph, structures);
+}
+
 namespace {
 
 void report_applied_records(const std::vector<autotune::AppliedRecord>& applied,
@@ -129,7 +182,7 @@ void report_applied_records(const std::vector<autotune::AppliedRecord>& applied,
 compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
                                      bool verbose) {
   auto start = std::chrono::steady_clock::now();
-  graph::Graph graph = frontend::import_onnx_file(path);
+  graph::Graph graph = import_model(path, flags);
   auto since = [&] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
         .count();

@@ -207,7 +207,7 @@ int run_tune(const std::vector<std::string>& args) {
   if (records_only) return export_records();
   options.prior = cost_model.empty() ? autotune::shipped_prior() : cost_model_of(cost_model);
 
-  graph::Graph graph = frontend::import_onnx_file(input);
+  graph::Graph graph = import_model(input, flags);
   compiler::CompileOptions compile = flags.options;
   // The templates size their tiles by the target's vector width, also when they schedule
   // candidates, after the compiler is done.

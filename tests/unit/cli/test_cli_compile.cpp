@@ -112,5 +112,34 @@ TEST_F(CliCompile, BadModelsInputsAndLibrariesAreReported) {
   }
 }
 
+/// SequenceInsert(sequence, tensor): a model with a sequence input.
+class CliSequence : public CaseTest {
+ protected:
+  CliSequence()
+      : CaseTest("/usr/share/libonnx-testdata/data/node/test_sequence_insert_at_back",
+                 "tessel_cli_sequence_") {}
+};
+
+TEST_F(CliSequence, ASequenceInputIsCompiledForTheElementsGiven) {
+  CliResult r = run_cli("compile " + model() + " -o " + path("model.so"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("input 'sequence' is a sequence: give its elements' shapes with "
+                          "--input-shape sequence=[2x3,5]"),
+            std::string::npos)
+      << r.output;
+  r = run_cli("inspect " + model() + " --input-shape sequence=[3,3]");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* part : {"output_sequence[0] [3]", "output_sequence[2] [3]"})
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+  r = run_cli("compile " + model() + " -o " + path("model.so") + " --input-shape sequence=[3,3");
+  EXPECT_NE(r.output.find("--input-shape: '[3,3' opens a list of shapes it does not close"),
+            std::string::npos)
+      << r.output;
+  r = run_cli("compile " + model() + " -o " + path("model.so") + " --input-shape tensor=[3]");
+  EXPECT_NE(r.output.find("--input-shape: input 'tensor' is a tensor: give it one shape"),
+            std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace tessel::cli_test
