@@ -1,7 +1,9 @@
 // Operators whose inference-time result is their input: Identity, and Dropout (with an
-// all-true mask as optional second output). Dropout in training mode with a non-zero ratio
-// draws random numbers and is not supported.
+// all-true mask as optional second output). Dropout in training mode (opset 12's
+// training_mode input, or is_test = 0 before opset 7) drops each element with probability
+// `ratio` (random.h) and scales the others by 1 / (1 - ratio).
 #include "ops/elementwise/elementwise.h"
+#include "ops/elementwise/random.h"
 
 namespace tessel::ops::elementwise {
 
@@ -16,19 +18,21 @@ bool wants_mask(const OpContext& ctx) {
   return ctx.node().outputs.size() > 1 && ctx.node().outputs[1] != nullptr;
 }
 
+/// The ratio of elements dropped: 0 unless the node trains.
+double dropped_ratio(const OpContext& ctx) {
+  // Before opset 7, is_test = 0 meant training; from opset 12 the ratio and the training
+  // mode are inputs (defaults 0.5 and false).
+  if (ctx.opset() < 7) return ctx.attr_int("is_test") == 0 ? ctx.attr_float("ratio") : 0;
+  if (ctx.opset() < 12 || !ctx.has_input(2) || ctx.input_ints(2).at(0) == 0) return 0;
+  double ratio = ctx.has_input(1) ? ctx.input_floats(1).at(0) : 0.5;
+  if (!(ratio >= 0 && ratio <= 1)) ctx.fail("the ratio is " + std::to_string(ratio) + ", expected 0 to 1");
+  return ratio;
+}
+
 std::vector<graph::TensorType> infer_dropout(const OpContext& ctx) {
   check_input_count(ctx, 1, ctx.opset() >= 12 ? 3 : 1);
   check_input_type(ctx, 0, kFloat);
-  // Before opset 7, is_test = 0 meant training.
-  if (ctx.opset() < 7 && ctx.attr_int("is_test") == 0 && ctx.attr_float("ratio") != 0)
-    ctx.fail("training mode (is_test = 0) is not supported: dropout would draw random numbers");
-  // From opset 12 the ratio and the training mode are inputs (defaults 0.5 and false).
-  if (ctx.has_input(2) && ctx.input_ints(2).at(0) != 0) {
-    double ratio = ctx.has_input(1) ? ctx.input_floats(1).at(0) : 0.5;
-    if (ratio != 0)
-      ctx.fail("training mode is not supported (ratio " + std::to_string(ratio) +
-               "): dropout would draw random numbers");
-  }
+  dropped_ratio(ctx);
   graph::TensorType out = ctx.input_type(0);
   if (!wants_mask(ctx)) return {out};
   graph::TensorType mask = out;
@@ -38,13 +42,26 @@ std::vector<graph::TensorType> infer_dropout(const OpContext& ctx) {
 
 std::vector<te::Tensor> compute_dropout(const OpContext& ctx,
                                         const std::vector<te::Tensor>& inputs) {
-  auto copy = [](const std::vector<ir::Expr>& v) { return v[0]; };
-  std::vector<te::Tensor> outputs = {broadcast_compute(ctx, {inputs[0]}, copy, "dropout")};
-  if (wants_mask(ctx)) {
-    ir::Expr all_true = ir::make_const(mask_type(ctx), 1);
+  double ratio = dropped_ratio(ctx);
+  std::vector<int64_t> shape = ctx.input_shape(0);
+  uint32_t key = random_key(ctx, 0);
+  // Kept: a uniform draw at or above the ratio (every element when not training).
+  auto kept = [&](const std::vector<te::Var>& index) {
+    return ratio == 0 ? ir::make_const(ir::DataType::Bool(), 1)
+                      : random_uniform(index, shape, key) >= ir::make_const(ir::DataType::Float(32), ratio);
+  };
+  auto output = [&](const std::vector<te::Var>& index) {
+    ir::Expr x = inputs[0](std::vector<ir::Expr>(index.begin(), index.end()));
+    if (ratio == 0) return x;
+    ir::Expr scale = ir::make_const(x.dtype(), ratio < 1 ? 1 / (1 - ratio) : 0);
+    return ir::select(kept(index), x * scale, ir::make_const(x.dtype(), 0));
+  };
+  std::vector<te::Tensor> outputs = {te::compute(shape_exprs(shape), output, "dropout")};
+  if (wants_mask(ctx))
     outputs.push_back(te::compute(
-        inputs[0].shape(), [&](const std::vector<te::Var>&) { return all_true; }, "dropout_mask"));
-  }
+        shape_exprs(shape),
+        [&](const std::vector<te::Var>& index) { return ir::cast(mask_type(ctx), kept(index)); },
+        "dropout_mask"));
   return outputs;
 }
 

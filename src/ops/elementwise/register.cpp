@@ -15,6 +15,7 @@ void register_elementwise_ops(OpRegistry& registry) {
   register_where(registry);
   register_clip(registry);
   register_passthrough_ops(registry);
+  register_random_ops(registry);
   register_unary(registry, gelu_op());
 }
 

@@ -1,5 +1,5 @@
-// Cast, CastLike, Where, Clip, Identity and Dropout (inference), against C conversions and
-// naive loops, across element types and opset versions.
+// Cast, CastLike, Where, Clip, Identity and Dropout (inference, and training by its values),
+// against C conversions and naive loops, across element types and opset versions.
 #include "unit/ops_elementwise/elementwise_test_util.h"
 
 namespace tessel::ops::testing {
@@ -164,17 +164,21 @@ TEST(Dropout, InferenceIsIdentityWithAllTrueMask) {
                {1, 1, 1, 1, 1, 1});
 }
 
-TEST(Dropout, TrainingWithNonZeroRatioIsUnsupported) {
-  NDArray x = make_array(kF32, {2}, {1, 2});
+TEST(Dropout, TrainingDropsOrScalesEachElement) {
+  NDArray x = make_array(kF32, {64}, std::vector<double>(64, 3.0));
   NDArray ratio = make_array(kF32, {}, {0.5});
   NDArray on = make_array(kBool, {}, {1});
-  try {
-    run_op("Dropout", {&x, &ratio, &on}, {}, 13);
-    ADD_FAILURE() << "training-mode Dropout was accepted";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("training mode is not supported"), std::string::npos)
-        << e.what();
+  NDArray y = run_op("Dropout", {&x, &ratio, &on}, {}, 13);
+  int64_t kept = 0;
+  for (int64_t k = 0; k < 64; ++k) {
+    EXPECT_TRUE(element(y, k) == 0 || element(y, k) == 6) << k;
+    kept += element(y, k) != 0;
   }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, 64);  // (the distribution: test_random.cpp)
+  NDArray bad = make_array(kF32, {}, {1.5});
+  expect_compile_error([&] { run_op("Dropout", {&x, &bad, &on}, {}, 13); },
+                       "the ratio is 1.500000, expected 0 to 1");
 }
 
 }  // namespace
