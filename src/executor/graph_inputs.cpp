@@ -20,11 +20,12 @@ std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
     const graph::Node& node = **it;
     const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
     if (!def) continue;
-    // An operator that can run as a data-dependent step takes its value inputs at run time.
-    if (!def->data_dependent)
-      for (int i : def->value_inputs)
-        if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i])
-          needed.insert(node.inputs[i]);
+    // Also for an operator that could take them at run time as a data-dependent step
+    // (TopK's k): a compilation for the value gives the kernel form, whose outputs any
+    // node may read.
+    for (int i : def->value_inputs)
+      if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i])
+        needed.insert(node.inputs[i]);
     bool output_needed = false;
     for (const graph::Value* out : node.outputs) output_needed |= out && needed.count(out);
     if (output_needed && !def->fold)
