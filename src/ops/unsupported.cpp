@@ -13,7 +13,6 @@ std::string unsupported_reason(const std::string& op_type) {
     };
     add({"StringSplit"},
         "its output shape depends on input values, and kernels are compiled for static shapes");
-    add({"Multinomial"}, "sampling from categorical distributions is not implemented");
     add({"StringNormalizer", "RegexFullMatch"},
         "text operators work on strings, which tessel does not support");
     add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",

@@ -115,7 +115,7 @@ void register_cast_ops(OpRegistry& registry);      // Cast CastLike
 void register_where(OpRegistry& registry);
 void register_clip(OpRegistry& registry);
 void register_passthrough_ops(OpRegistry& registry);  // Identity Dropout
-void register_random_ops(OpRegistry& registry);  // RandomUniform(Like) RandomNormal(Like) Bernoulli
+void register_random_ops(OpRegistry& registry);  // RandomUniform(Like) RandomNormal(Like) Bernoulli Multinomial
 /// Gelu (a unary operator with a registration of its own file).
 UnaryOp gelu_op();
 

@@ -1,5 +1,5 @@
-// The random operators: RandomUniform, RandomNormal (and their Like forms) and Bernoulli,
-// and the mask of Dropout in training mode (passthrough.cpp).
+// The random operators: RandomUniform, RandomNormal (and their Like forms), Bernoulli and
+// Multinomial, and the mask of Dropout in training mode (passthrough.cpp).
 //
 // Each element is a function of its position and the node's seed: a 32-bit integer hash
 // (two rounds of multiply-xorshift, as in counter-based generators) of the flat index and a
@@ -171,6 +171,60 @@ void register_random_ops(OpRegistry& registry) {
     return std::vector{te::compute(shape_exprs(shape), body, "bernoulli")};
   };
   registry.add(std::move(bernoulli));
+
+  // Multinomial(x [batch, classes] of log-probabilities): per sample, the class whose
+  // cumulative probability first exceeds a uniform draw.
+  OpDef multinomial;
+  multinomial.name = "Multinomial";
+  multinomial.since_version = 7;
+  multinomial.attributes = {{"seed", graph::AttrKind::Float, std::nullopt},
+                            {"dtype", graph::AttrKind::Int, graph::Attribute::of_int(6)},
+                            {"sample_size", graph::AttrKind::Int, graph::Attribute::of_int(1)}};
+  multinomial.pattern = PatternKind::Opaque;
+  multinomial.infer = [](const OpContext& ctx) {
+    check_input_count(ctx, 1, 1);
+    check_input_type(ctx, 0, kFloat);
+    std::vector<int64_t> x = ctx.input_shape(0);
+    if (x.size() != 2 || x[1] < 1)
+      ctx.fail("input must be [batch_size, class_size] with a class, found rank " + std::to_string(x.size()));
+    int64_t dtype = ctx.attr_int("dtype"), samples = ctx.attr_int("sample_size");
+    if (dtype != 6 && dtype != 7) ctx.fail("attribute 'dtype' is " + std::to_string(dtype) + ", expected 6 (int32) or 7 (int64)");
+    if (samples < 1) ctx.fail("attribute 'sample_size' is " + std::to_string(samples) + ", expected >= 1");
+    return std::vector{graph::TensorType::of(dtype == 6 ? DataType::Int(32) : DataType::Int(64), {x[0], samples})};
+  };
+  multinomial.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& inputs) {
+    const DataType f32 = DataType::Float(32);
+    std::vector<int64_t> x = ctx.input_shape(0);
+    int64_t batch = x[0], classes = x[1], samples = ctx.attr_int("sample_size");
+    const te::Tensor& logits = inputs[0];
+    auto load = [&](const Expr& b, const Expr& j) { return ir::cast(f32, logits({b, j})); };
+    te::Tensor peak = te::compute_body(shape_exprs({batch}), [&](const std::vector<te::Var>& i) {
+      ir::IterVar j = te::reduce_axis(ir::make_int(classes), "j");
+      return te::max_reduce(load(i[0], j.var), {j});
+    }, "multinomial.max");
+    auto weight = [&](const Expr& b, const Expr& j) { return ir::exp(load(b, j) - peak({b})); };
+    // The unnormalised cumulative weights of the classes up to k, and their total.
+    te::Tensor cumulative = te::compute_body(shape_exprs({batch, classes}), [&](const std::vector<te::Var>& i) {
+      ir::IterVar j = te::reduce_axis(ir::make_int(classes), "j");
+      return te::sum(weight(i[0], j.var), {j}, j.var <= i[1]);
+    }, "multinomial.cdf");
+    uint32_t key = random_key(ctx, 0);
+    DataType out = ctx.def().infer(ctx)[0].dtype;
+    std::vector<int64_t> shape{batch, samples};
+    // The class drawn: the number of classes before the last whose cumulative weight lies
+    // at or below a uniform fraction of the total.
+    te::Tensor drawn = te::compute_body(shape_exprs(shape), [&](const std::vector<te::Var>& i) {
+      if (classes == 1) return ir::make_int(0, DataType::Int(64));
+      Expr threshold = random_uniform(i, shape, key) * cumulative({i[0], ir::make_int(classes - 1)});
+      ir::IterVar k = te::reduce_axis(ir::make_int(classes - 1), "k");
+      return te::sum(ir::cast(DataType::Int(64), cumulative({i[0], k.var}) <= threshold), {k});
+    }, "multinomial.class");
+    auto as_output = [&](const std::vector<te::Var>& i) {
+      return ir::cast(out, drawn(std::vector<Expr>(i.begin(), i.end())));
+    };
+    return std::vector{te::compute_body(shape_exprs(shape), as_output, "multinomial")};
+  };
+  registry.add(std::move(multinomial));
 }
 
 }  // namespace tessel::ops::elementwise

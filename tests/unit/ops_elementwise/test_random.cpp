@@ -1,6 +1,7 @@
 // The random operators tested by distribution (their values cannot be compared with another
 // generator's): moments and histograms of RandomUniform and RandomNormal over many draws,
-// Bernoulli's rate per probability, Dropout's kept fraction and scale in training; the same
+// Bernoulli's rate per probability, Multinomial's class frequencies, Dropout's kept fraction
+// and scale in training; the same
 // seed gives the same values, another seed or another node other ones.
 #include <cmath>
 
@@ -124,6 +125,28 @@ TEST(Random, TrainingDropoutKeepsOneMinusRatioScaled) {
   NDArray off = make_array(kBool, {}, {0});
   std::vector<NDArray> inference = run_op_outputs("Dropout", {&x, &ratio, &off}, {}, 13, 2);
   EXPECT_EQ(elements(inference[0]), elements(x));
+}
+
+TEST(Random, MultinomialDrawsEachClassAtItsProbability) {
+  // Row 0: probabilities 0.1, 0.2, 0.7 (as log-probabilities plus an offset); row 1: one
+  // class certain.
+  const std::vector<double> p{0.1, 0.2, 0.7};
+  NDArray logits = make_array(kF32, {2, 3},
+                              {std::log(p[0]) + 3, std::log(p[1]) + 3, std::log(p[2]) + 3, -50, 0, -50});
+  const int64_t samples = 30000;
+  NDArray y = run_op("Multinomial", {&logits},
+                     {{"sample_size", Attribute::of_int(samples)}, {"seed", Attribute::of_float(2)}}, 7);
+  ASSERT_EQ(y.dtype(), kI32);
+  ASSERT_EQ(y.shape(), (Shape{2, samples}));
+  std::vector<double> counts(3), v = elements(y);
+  for (int64_t s = 0; s < samples; ++s) {
+    double c = v[static_cast<size_t>(s)];
+    ASSERT_TRUE(c == 0 || c == 1 || c == 2) << c;
+    ++counts[static_cast<size_t>(c)];
+    EXPECT_EQ(v[static_cast<size_t>(samples + s)], 1);
+  }
+  for (size_t c = 0; c < 3; ++c)
+    EXPECT_NEAR(counts[c] / samples, p[c], 4 * std::sqrt(p[c] * (1 - p[c]) / samples)) << "class " << c;
 }
 
 TEST(Random, BadAttributesAreRefused) {
