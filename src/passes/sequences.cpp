@@ -67,7 +67,7 @@ class Resolver {
     if (op == "OptionalHasElement") return has_element();
     if (op == "OptionalGetElement") return get_element();
     if (op == "Loop") return unroll();
-    if (op == "Identity") {
+    if (op == "Identity" && has_input(0) && b_.structure(node_.inputs[0])) {
       if (node_.outputs[0]) b_.define_structure(node_.outputs[0], *b_.structure(node_.inputs[0]));
       return;
     }

@@ -263,6 +263,11 @@ TEST(Sequences, PositionsMustBeInRangeAndKnownAtCompileTime) {
                                 ValueKind::Tensor, {{"axis", Attribute::of_int(0)}}));
   m = compile_error(mixed.g, {f32({2}), graph::TensorType::of(ir::DataType::Int(64), {2})});
   EXPECT_NE(m.find("input 1 'b' has element type int64, the sequence float32"), std::string::npos) << m;
+  // A tensor declared a sequence (an Identity of it): refused, not read as one.
+  SequenceGraph declared;
+  declared.g.add_output(declared.node("Identity", {declared.input("x", f32({2}))}));
+  m = compile_error(declared.g, {f32({2})});
+  EXPECT_NE(m.find("is a sequence that Identity computes at run time"), std::string::npos) << m;
 }
 
 }  // namespace
