@@ -28,7 +28,13 @@ struct Tap {
 bool is_identity(const ResampleSpec& spec, const ResampleAxis& axis) {
   bool exact = spec.coordinates != CoordinateMode::TfHalfPixelForNn &&
                spec.coordinates != CoordinateMode::TfCropAndResize;
-  return exact && axis.in == axis.out && axis.scale == 1;
+  return exact && axis.in == axis.out && axis.scale() == 1;
+}
+
+/// `v` divided by the axis's scale.
+Expr unscale(const Expr& v, const ResampleAxis& axis) {
+  if (axis.scale_denominator == 1) return v / f64(axis.scale_numerator);
+  return v * f64(axis.scale_denominator) / f64(axis.scale_numerator);
 }
 
 /// The input coordinate (float64) of output coordinate `x` on `axis`.
@@ -38,15 +44,15 @@ Expr source_coordinate(const ResampleSpec& spec, const ResampleAxis& axis, const
   double last = static_cast<double>(axis.in - 1);
   switch (spec.coordinates) {
     case CoordinateMode::HalfPixel:
-      return (xf + f64(0.5)) / f64(axis.scale) - f64(0.5);
+      return unscale(xf + f64(0.5), axis) - f64(0.5);
     case CoordinateMode::PytorchHalfPixel:
-      return unit ? f64(-0.5) : (xf + f64(0.5)) / f64(axis.scale) - f64(0.5);
+      return unit ? f64(-0.5) : unscale(xf + f64(0.5), axis) - f64(0.5);
     case CoordinateMode::AlignCorners:
       return unit ? f64(0) : xf * f64(last) / f64(axis.length_minus_one);
     case CoordinateMode::Asymmetric:
-      return xf / f64(axis.scale);
+      return unscale(xf, axis);
     case CoordinateMode::TfHalfPixelForNn:
-      return (xf + f64(0.5)) / f64(axis.scale);
+      return unscale(xf + f64(0.5), axis);
     case CoordinateMode::TfCropAndResize:
       return (unit ? f64(axis.roi_span * last / 2)
                    : xf * f64(axis.roi_span) * f64(last) / f64(axis.length_minus_one)) +

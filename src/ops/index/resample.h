@@ -29,19 +29,24 @@ enum class CoordinateMode {
   TfCropAndResize,   ///< x scaled into the region of interest; outside the input: a constant
 };
 
-/// One dimension of a resampling. The floating-point constants are those of ONNX's reference
-/// formulas (computed in float64), so that ties in nearest rounding fall the same way.
+/// One dimension of a resampling. Coordinates compute in float64. A scale given by `sizes`
+/// is kept as the ratio out / in and applied as x * in / out, so that a coordinate the
+/// specification's formula puts on an integer or a tie lands exactly there (x / (out / in)
+/// rounds 9 / (18 / 14) to 6.999...).
 struct ResampleAxis {
   int64_t in = 1;
   int64_t out = 1;
-  /// The resized length over the input length.
-  double scale = 1;
+  /// The resized length over the input length: scale_numerator / scale_denominator.
+  double scale_numerator = 1;
+  double scale_denominator = 1;
   /// The resized length (scale * in; not rounded to the output extent) minus 1.
   double length_minus_one = 0;
   NearestRounding rounding = NearestRounding::RoundPreferFloor;
   /// TfCropAndResize: the region of interest's end - start, and start * (in - 1).
   double roi_span = 1;
   double roi_offset = 0;
+
+  double scale() const { return scale_numerator / scale_denominator; }
 };
 
 struct ResampleSpec {

@@ -41,7 +41,7 @@ std::vector<ResampleAxis> axes_from_scales(const OpContext& ctx,
     ResampleAxis axis;
     axis.in = shape[d];
     axis.out = static_cast<int64_t>(std::floor(length));
-    axis.scale = scales[d];
+    axis.scale_numerator = scales[d];
     axis.length_minus_one = length - 1;
     axes.push_back(axis);
   }
@@ -60,8 +60,11 @@ std::vector<ResampleAxis> axes_from_sizes(const OpContext& ctx, const std::vecto
     ResampleAxis axis;
     axis.in = shape[d];
     axis.out = sizes[d];
-    axis.scale = shape[d] == 0 ? 1 : static_cast<double>(sizes[d]) / static_cast<double>(shape[d]);
-    axis.length_minus_one = axis.scale * static_cast<double>(shape[d]) - 1;
+    if (shape[d] > 0) {
+      axis.scale_numerator = static_cast<double>(sizes[d]);
+      axis.scale_denominator = static_cast<double>(shape[d]);
+    }
+    axis.length_minus_one = static_cast<double>(sizes[d]) - 1;
     axes.push_back(axis);
   }
   return axes;
@@ -70,7 +73,7 @@ std::vector<ResampleAxis> axes_from_sizes(const OpContext& ctx, const std::vecto
 /// Opset 10 Resize and Upsample: round down when an axis grows, up when it shrinks.
 void set_legacy_rounding(std::vector<ResampleAxis>& axes) {
   for (ResampleAxis& axis : axes)
-    axis.rounding = axis.scale >= 1 ? NearestRounding::Floor : NearestRounding::Ceil;
+    axis.rounding = axis.scale() >= 1 ? NearestRounding::Floor : NearestRounding::Ceil;
 }
 
 Interpolation interpolation(const OpContext& ctx, bool with_cubic) {
