@@ -87,6 +87,9 @@ def cases():
     yield case("lstm_reverse_peepholes_clip", "LSTM", 4, 2, 3, 5, direction="reverse",
                lengths=[3, 4], initial=True, peepholes=True, clip=0.7,
                outputs=("Y", "Y_h", "Y_c"))
+    # A clip below the cell state: it bounds the gates' pre-activations, not c under h.
+    yield case("lstm_clip_below_cell_state", "LSTM", 5, 3, 4, 4, directions=2, initial=True,
+               clip=0.3, outputs=("Y", "Y_h", "Y_c"))
     yield case("lstm_input_forget_activations", "LSTM", 4, 2, 3, 4, input_forget=1,
                activations=["HardSigmoid", "LeakyRelu", "ScaledTanh"],
                activation_alpha=[0.3, 0.05, 0.9], activation_beta=[0.45, 1.3],

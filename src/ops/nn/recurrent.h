@@ -35,6 +35,8 @@ struct Recurrent {
   int64_t directions = 1;
   bool reverse = false;      ///< direction "reverse" (one direction, run from the end)
   bool batch_major = false;  ///< layout 1
+  /// Bounds every gate's pre-activation to [-clip, clip]; not the cell state under LSTM's h
+  /// (as ONNX Runtime reads the specification's "the input of activations").
   std::optional<double> clip;
   bool input_forget = false;         ///< LSTM: the forget gate is 1 - the input gate
   bool linear_before_reset = false;  ///< GRU: the reset gate scales h R^T + Rb, not h

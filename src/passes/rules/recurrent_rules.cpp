@@ -82,8 +82,13 @@ class Unroller {
     return slice(x, 1, k * r_.hidden, (k + 1) * r_.hidden);
   }
 
-  graph::Value* activate(const Activation& a, graph::Value* x) {
+  /// Activation `a` of a gate's pre-activation x, clipped first when the node has a clip.
+  graph::Value* activate_gate(const Activation& a, graph::Value* x) {
     if (r_.clip) x = op("Clip", {x, scalar(-*r_.clip), scalar(*r_.clip)});
+    return activate(a, x);
+  }
+
+  graph::Value* activate(const Activation& a, graph::Value* x) {
     auto with = [](std::initializer_list<std::pair<const char*, double>> values) {
       Attrs attrs;
       for (auto [name, v] : values) attrs[name] = graph::Attribute::of_float(v);
@@ -145,7 +150,7 @@ class Unroller {
       graph::Value* xw_t = pick(xw, 0, t);  // [batch, rows]
       graph::Value *h_new = nullptr, *c_new = nullptr;
       if (r_.cell == Cell::Rnn) {
-        h_new = activate(act[0], op("Add", {xw_t, op("MatMul", {h, r_t})}));
+        h_new = activate_gate(act[0], op("Add", {xw_t, op("MatMul", {h, r_t})}));
       } else if (r_.cell == Cell::Lstm) {
         graph::Value* g = op("Add", {xw_t, op("MatMul", {h, r_t})});
         graph::Value *i = gate(g, 0), *o = gate(g, 1), *f = gate(g, 2), *cand = gate(g, 3);
@@ -153,11 +158,11 @@ class Unroller {
           i = op("Add", {i, op("Mul", {pi, c})});
           f = op("Add", {f, op("Mul", {pf, c})});
         }
-        i = activate(act[0], i);
-        f = r_.input_forget ? op("Sub", {scalar(1), i}) : activate(act[0], f);
-        c_new = op("Add", {op("Mul", {f, c}), op("Mul", {i, activate(act[1], cand)})});
+        i = activate_gate(act[0], i);
+        f = r_.input_forget ? op("Sub", {scalar(1), i}) : activate_gate(act[0], f);
+        c_new = op("Add", {op("Mul", {f, c}), op("Mul", {i, activate_gate(act[1], cand)})});
         if (po) o = op("Add", {o, op("Mul", {po, c_new})});
-        h_new = op("Mul", {activate(act[0], o), activate(act[2], c_new)});
+        h_new = op("Mul", {activate_gate(act[0], o), activate(act[2], c_new)});
       } else {
         h_new = gru_step(act, xw_t, h, r_t, rb_h);
       }
@@ -191,8 +196,8 @@ class Unroller {
     graph::Value* zr_t = slice(r_t, 1, 0, 2 * hidden);
     graph::Value* h_t = slice(r_t, 1, 2 * hidden, 3 * hidden);
     graph::Value* zr = op("Add", {slice(xw_t, 1, 0, 2 * hidden), op("MatMul", {h, zr_t})});
-    graph::Value* z = activate(act[0], gate(zr, 0));
-    graph::Value* reset = activate(act[0], gate(zr, 1));
+    graph::Value* z = activate_gate(act[0], gate(zr, 0));
+    graph::Value* reset = activate_gate(act[0], gate(zr, 1));
     graph::Value* recurrence = nullptr;
     if (r_.linear_before_reset) {
       recurrence = op("MatMul", {h, h_t});
@@ -201,7 +206,7 @@ class Unroller {
     } else {
       recurrence = op("MatMul", {op("Mul", {reset, h}), h_t});
     }
-    graph::Value* candidate = activate(act[1], op("Add", {gate(xw_t, 2), recurrence}));
+    graph::Value* candidate = activate_gate(act[1], op("Add", {gate(xw_t, 2), recurrence}));
     // (1 - z) h~ + z h == h~ + z (h - h~)
     return op("Add", {candidate, op("Mul", {z, op("Sub", {h, candidate})})});
   }
