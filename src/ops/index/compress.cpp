@@ -67,12 +67,16 @@ std::optional<DataDependentStep> compress_step(const OpContext& ctx) {
 
 std::vector<te::Tensor> compress(const OpContext& ctx, const std::vector<te::Tensor>& in) {
   CompressForm f = compress_form(ctx);
-  if (f.selected.empty()) ctx.fail("the condition selects nothing: there is no output to compute");
+  std::vector<int64_t> shape = ctx.input_shape(0);
+  const te::Tensor& x = in[0];
+  if (f.selected.empty()) {  // an empty output: the body is never run
+    std::vector<Expr> origin(shape.size(), Expr(int64_t{0}));
+    return {te::compute(shape_exprs(f.out), [&](const std::vector<Var>&) { return x(origin); },
+                        "compress")};
+  }
   std::vector<size_t> run_starts{0};
   for (size_t k = 1; k < f.selected.size(); ++k)
     if (f.selected[k] != f.selected[k - 1] + 1) run_starts.push_back(k);
-  std::vector<int64_t> shape = ctx.input_shape(0);
-  const te::Tensor& x = in[0];
   auto body = [&](const std::vector<Var>& p) {
     size_t d = f.axis.value_or(0);
     Expr source = source_position(p[d], f.selected, run_starts, 0, run_starts.size());
