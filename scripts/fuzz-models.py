@@ -485,6 +485,15 @@ def t_norm(b):
     return batch_norm(b, x)
 
 
+def float32_nearest_agrees(length, size):
+    """Whether ONNX Runtime's float32 map of nearest, asymmetric, floor resizing from
+    `length` to `size` (x / float32(size / length)) picks the input index of the exact map
+    floor(x * length / size) for every x: 16 / float32(64 / 60) is 14.999999, not 15."""
+    x = np.arange(size, dtype=np.float32)
+    ort = np.floor(x / (np.float32(size) / np.float32(length))).astype(np.int64)
+    return np.array_equal(ort, np.arange(size) * length // size)
+
+
 def t_resize(b):
     x = b.pick(lambda v: is4d(v) and v.shape[2] * v.shape[3] <= 256)
     n, c, h, w = x.shape
@@ -501,6 +510,9 @@ def t_resize(b):
         scales = b.const(np.array([1, 1, scale, scale], dtype=np.float32))
         return b.op1("Resize", [x, None, scales], (n, c, int(h * scale), int(w * scale)), **attrs)
     size = (n, c, h + int(b.rng.integers(1, 6)), w + int(b.rng.integers(-min(w - 1, 3), 6)))
+    if mode == "nearest" and not (float32_nearest_agrees(h, size[2]) and
+                                  float32_nearest_agrees(w, size[3])):
+        raise GenerationFailed()  # ONNX Runtime's rounding, not the specification's map
     return b.op1("Resize", [x, None, None, b.ints(size)], size, **attrs)
 
 
@@ -991,6 +1003,104 @@ def t_integer(b):
     return b.op1("Add", [x, r], broadcast_shape(x.shape, a.shape))
 
 
+def t_recurrent(b):
+    """RNN, GRU or LSTM over a [seq, batch, input] value: every direction, now and then
+    sequence lengths, initial states, peepholes, other activations, a clip or GRU's
+    linear_before_reset. Y continues; Y_h (and Y_c) too. Not layout 1: ONNX Runtime's CPU
+    kernels refuse it (the node suite's *_batchwise cases cover it)."""
+    x = b.pick(lambda v: v.rank == 3 and v.shape[0] * v.shape[1] <= 64 and v.shape[2] <= 64)
+    op = b.choice(["RNN", "GRU", "LSTM"])
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    hidden = b.choice([3, 4, 8, 16, 5])
+    direction = b.choice(["forward", "reverse", "bidirectional"])
+    dirs = 2 if direction == "bidirectional" else 1
+    seq, batch, width = x.shape
+    attrs = dict(hidden_size=hidden, direction=direction)
+    if op == "GRU":
+        attrs["linear_before_reset"] = int(b.chance(0.5))
+    if b.chance(0.2):
+        attrs["clip"] = float(b.choice([0.5, 2.0]))
+    if b.chance(0.2):  # another activation per direction (RNN one, GRU two, LSTM three)
+        per_direction = {"RNN": [b.choice(["Relu", "Sigmoid", "Tanh"])],
+                         "GRU": [b.choice(["Sigmoid", "HardSigmoid"]), "Tanh"],
+                         "LSTM": [b.choice(["Sigmoid", "HardSigmoid"]), "Tanh",
+                                  b.choice(["Tanh", "Relu"])]}[op]
+        attrs["activations"] = per_direction * dirs
+    inputs = [x, b.weights((dirs, gates * hidden, width), width),
+              b.weights((dirs, gates * hidden, hidden), hidden)]
+    optional = []
+    if b.chance(0.7):
+        optional.append(("B", b.weights((dirs, 2 * gates * hidden), hidden)))
+    if b.chance(0.4):
+        lengths = b.rng.integers(1, seq + 1, size=batch).astype(np.int32)
+        optional.append(("sequence_lens", b.const(lengths, "lens")))
+    state = (dirs, batch, hidden)
+    if b.chance(0.4):
+        optional.append(("initial_h", b.uniform(state, -1, 1)))
+    if op == "LSTM" and b.chance(0.4):
+        optional.append(("initial_c", b.uniform(state, -1, 1)))
+    if op == "LSTM" and b.chance(0.3):
+        optional.append(("P", b.weights((dirs, 3 * hidden), hidden)))
+    slots = {"RNN": ["B", "sequence_lens", "initial_h"], "GRU": ["B", "sequence_lens", "initial_h"],
+             "LSTM": ["B", "sequence_lens", "initial_h", "initial_c", "P"]}[op]
+    given = dict(optional)
+    last = max([slots.index(name) for name in given] + [-1])
+    inputs += [given.get(name) for name in slots[:last + 1]]
+    shapes = [(seq, dirs, batch, hidden), state] + ([state] if op == "LSTM" else [])
+    return b.op(op, inputs, shapes, **attrs)[0]
+
+
+def quantized(b, shape, low, high):
+    """A uint8 tensor quantized from a graph input, with its scale and zero point (a scale of
+    1/8 puts every value of the input's grid on a tie, which rounds to even)."""
+    a = b.graph_input(shape, low, high)
+    scale = b.const(np.float32(0.125))
+    zero = b.const(np.array(b.choice([0, 64, 128]), dtype=np.uint8), "zero")
+    return b.op("QuantizeLinear", [a, scale, zero], [shape], dtypes=[np.uint8])[0], scale, zero
+
+
+def t_quantized(b):
+    """MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv on quantized graph inputs and
+    uint8 weights; the results dequantized and added to an existing value."""
+    op = b.choice(["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv"])
+    conv = op in ("ConvInteger", "QLinearConv")
+    x = b.pick(is4d if conv else lambda v: v.rank >= 2 and v.shape[-1] <= 64)
+    if conv:
+        n, c, h, w = x.shape
+        k = b.choice([1, 3])
+        out_c = b.choice([4, 8, 13])
+        pad = k // 2
+        shape_in, shape_w, shape = (n, c, h, w), (out_c, c, k, k), (n, out_c, h, w)
+        attrs = dict(pads=[pad] * 4)
+    else:
+        d = x.shape[-1]
+        shape_in, shape_w = x.shape, (d, b.choice([4, 8, 16, 7]))
+        shape = x.shape[:-1] + shape_w[-1:]
+        attrs = {}
+    q, q_scale, q_zero = quantized(b, shape_in, -4.0, 4.0)
+    zero_point = b.choice([0, 100, 128])
+    w_zero = b.const(np.array(zero_point, dtype=np.uint8), "zero")
+    levels = b.rng.integers(max(0, zero_point - 30), zero_point + 31, size=shape_w)
+    weight = b.const(levels.astype(np.uint8), "wq")
+    w_scale_value = np.float32(b.choice([0.01, 0.02]))
+    w_scale = b.const(w_scale_value)
+    if op in ("MatMulInteger", "ConvInteger"):
+        acc = b.op(op, [q, weight, q_zero, w_zero], [shape], dtypes=[np.int32], **attrs)[0]
+        y = b.op1("Cast", [acc], shape, to=TensorProto.FLOAT)
+        y = b.op1("Mul", [y, b.const(np.float32(0.125) * w_scale_value)], shape)
+    else:
+        # The output scale makes the requantization multiplier 1 / m with m odd: the integer
+        # sum divided by m is never a tie, and at least 1 / (2m) from one (float32 rounding
+        # of the multiplier would otherwise decide ties differently between implementations).
+        m = b.choice([21, 45, 101, 201])
+        y_scale = b.const(np.float32(0.125) * w_scale_value * np.float32(m))
+        y_zero = b.const(np.array(128, dtype=np.uint8), "zero")
+        args = [q, q_scale, q_zero, weight, w_scale, w_zero, y_scale, y_zero]
+        r = b.op(op, args, [shape], dtypes=[np.uint8], **attrs)[0]
+        y = b.op1("DequantizeLinear", [r, y_scale, y_zero], shape)
+    return b.op1("Add", [x, y], shape) if x.shape == shape else y
+
+
 def t_reduce_all(b):
     """A reduction over every axis (no axes): a rank-0 result broadcast back."""
     x = b.pick()
@@ -1223,7 +1333,8 @@ TEMPLATES = [
     (t_reshape, 3), (t_slice, 2), (t_split, 1), (t_gather, 2), (t_expand_tile, 1),
     (t_cumsum, 1), (t_where, 2), (t_discrete, 2), (t_argmax, 1), (t_topk, 1),
     (t_integer, 2), (t_reduce_all, 1), (t_conv1d, 2), (t_domain_unary, 1), (t_misc, 4),
-    (t_control_flow, 2), (t_data_dependent, 1), (t_sequence, 1),
+    (t_control_flow, 2), (t_data_dependent, 1), (t_sequence, 1), (t_recurrent, 2),
+    (t_quantized, 2),
 ]
 
 
