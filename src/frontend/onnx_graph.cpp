@@ -37,9 +37,10 @@ struct Declared {
   std::optional<graph::TensorType> type;
 };
 
-/// The declaration of `info`: no type when it declares none, no element type or no shape;
-/// types other than tensors, sequences of tensors and optionals of either are errors.
-Declared declared(const onnx::ValueInfoProto& info) {
+/// The declaration of `info` (named `what` in errors): no type when it declares none, no
+/// element type or no shape; types other than tensors, sequences of tensors and optionals of
+/// either are errors.
+Declared declared(const onnx::ValueInfoProto& info, const std::string& what) {
   if (!info.has_type() || info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return {};
   const onnx::TypeProto& type = info.type();
   if (std::optional<StructuredType> structured = structured_type_from_onnx(type, info.name()))
@@ -47,7 +48,7 @@ Declared declared(const onnx::ValueInfoProto& info) {
   if (type.has_tensor_type() &&
       (!type.tensor_type().has_shape() || !type.tensor_type().has_elem_type()))
     return {};
-  return {graph::ValueKind::Tensor, tensor_type_from_onnx(type, info.name())};
+  return {graph::ValueKind::Tensor, tensor_type_from_onnx(type, what)};
 }
 
 /// A new value of `graph` named `name` as `declaration` says (no type: an empty one, typed
@@ -167,18 +168,35 @@ class GraphBuilder {
     }
   }
 
+  /// A value named in messages, with the first node that reads it (or else the node that
+  /// makes it).
+  std::string value_label(const std::string& name) {
+    if (node_of_value_.empty()) {
+      for (const onnx::NodeProto& node : proto_.node())
+        for (const std::string& output : node.output()) node_of_value_[output] = {&node, false};
+      for (auto node = proto_.node().rbegin(); node != proto_.node().rend(); ++node)
+        for (const std::string& input : node->input()) node_of_value_[input] = {&*node, true};
+    }
+    const std::string label = "value '" + name + "'";
+    auto found = node_of_value_.find(name);
+    if (found == node_of_value_.end()) return label;
+    auto [node, reads] = found->second;
+    return label + " (" + (reads ? "read by " : "made by ") + describe_node(*node) + ")";
+  }
+
   void import_inputs() {
     for (const onnx::ValueInfoProto& input : proto_.input()) {
       graph::Value* existing = graph_.find_value(input.name());
       if (existing && existing->is_constant()) continue;  // IR < 4 lists initializers here too
       if (parent_) {  // a body's inputs take their types from the node that runs it
-        graph_.add_input(add_declared(graph_, input.name(), declared(input)));
+        graph_.add_input(add_declared(graph_, input.name(), declared(input, value_label(input.name()))));
         continue;
       }
       if (!input.has_type()) TESSEL_USER_ERROR("graph input '", input.name(), "' has no type");
-      Declared declaration = declared(input);
+      std::string what = value_label(input.name());
+      Declared declaration = declared(input, what);
       if (declaration.kind == graph::ValueKind::Tensor)  // a tensor input needs its shape
-        declaration.type = tensor_type_from_onnx(input.type(), input.name());
+        declaration.type = tensor_type_from_onnx(input.type(), what);
       graph_.add_input(add_declared(graph_, input.name(), declaration));
     }
   }
@@ -188,13 +206,13 @@ class GraphBuilder {
     std::set<std::string> output_names;
     for (const onnx::ValueInfoProto& output : proto_.output()) {
       output_names.insert(output.name());
-      Declared declaration = declared(output);
+      Declared declaration = declared(output, value_label(output.name()));
       if (declaration.type || declaration.kind != graph::ValueKind::Tensor)
         output_types_.emplace(output.name(), declaration);
     }
     for (const onnx::ValueInfoProto& info : proto_.value_info()) {
       if (!output_names.count(info.name()) || output_types_.count(info.name())) continue;
-      Declared declaration = declared(info);
+      Declared declaration = declared(info, value_label(info.name()));
       if (declaration.type) output_types_.emplace(info.name(), declaration);
     }
   }
@@ -279,6 +297,8 @@ class GraphBuilder {
   /// For a body: "node 'n' (Loop) attribute 'body'", for messages.
   std::string what_;
   std::vector<graph::Value*> captures_;
+  /// Per value name, the first node that reads it (true) or else the node that makes it.
+  std::map<std::string, std::pair<const onnx::NodeProto*, bool>> node_of_value_;
   graph::Graph graph_;
   std::map<std::string, Declared> output_types_;
 };

@@ -61,9 +61,7 @@ int32_t dtype_to_onnx(runtime::DType dtype) {
   return static_cast<int32_t>(*code);
 }
 
-graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type,
-                                        const std::string& value_name) {
-  const std::string what = "value '" + value_name + "'";
+graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type, const std::string& what) {
   if (!type.has_tensor_type())
     TESSEL_USER_ERROR(what, " has ", type_category_name(type), " type: not supported");
   const onnx::TypeProto_Tensor& tensor = type.tensor_type();

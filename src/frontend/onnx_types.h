@@ -28,10 +28,11 @@ runtime::DType dtype_from_onnx(int32_t elem_type, const std::string& what);
 /// The ONNX element type of a runtime element type.
 int32_t dtype_to_onnx(runtime::DType dtype);
 
-/// The TensorType of a value declared with `type`. Throws CompileError naming the value for
-/// a type that is not a tensor (sequence, map, optional, ...), an unsupported element type,
-/// a missing shape (unknown rank) or a negative dimension.
-graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type, const std::string& value_name);
+/// The TensorType of a value declared with `type`. Throws CompileError naming the value as
+/// `what` (e.g. "value 'x' (read by node 'n' (Op))") for a type that is not a tensor
+/// (sequence, map, optional, ...), an unsupported element type, a missing shape (unknown
+/// rank) or a negative dimension.
+graph::TensorType tensor_type_from_onnx(const onnx::TypeProto& type, const std::string& what);
 
 /// A value declared as a sequence of tensors, an optional tensor or an optional sequence of
 /// tensors: its kind and element type (the elements' shapes, if declared, are not kept:

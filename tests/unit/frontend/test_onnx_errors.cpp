@@ -126,12 +126,13 @@ TEST(OnnxErrors, AbsurdDeclaredShape) {
   set_tensor_info(input.mutable_graph()->mutable_input(0), "x", onnx::TensorProto_DataType_FLOAT,
                   {"1000000", "N", "1000000"});
   expect_model_error(input,
-                     "value 'x': shape has more than 2^34 elements (dimension 2 is 1000000)");
+                     "value 'x' (read by node 'relu' (Relu)): shape has more than 2^34 elements "
+                     "(dimension 2 is 1000000)");
   onnx::ModelProto output = relu_model();
   output.mutable_graph()->mutable_output(0)->Clear();
   set_tensor_info(output.mutable_graph()->mutable_output(0), "y", onnx::TensorProto_DataType_FLOAT,
                   {"1000000", "1000000"});
-  expect_model_error(output, "value 'y': shape has more than 2^34 elements");
+  expect_model_error(output, "value 'y' (made by node 'relu' (Relu)): shape has more than 2^34 elements");
 }
 
 TEST(OnnxErrors, InitializerDataMismatch) {
@@ -181,9 +182,21 @@ TEST(OnnxErrors, UnsupportedTypes) {
                   {"2"});
   expect_model_error(complex, "value 'c' has element type complex64: not supported");
 
+  onnx::ModelProto string_input = relu_model();  // the node that reads it is named
+  set_tensor_info(string_input.mutable_graph()->add_input(), "words",
+                  onnx::TensorProto_DataType_STRING, {"3"});
+  onnx::NodeProto* normalizer = string_input.mutable_graph()->add_node();
+  normalizer->set_name("normalize");
+  normalizer->set_op_type("StringNormalizer");
+  normalizer->add_input("words");
+  normalizer->add_output("clean");
+  expect_model_error(string_input,
+                     "value 'words' (read by node 'normalize' (StringNormalizer)) has element "
+                     "type string: not supported");
+
   onnx::ModelProto no_rank = relu_model();
   no_rank.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
-  expect_model_error(no_rank, "value 'x' has no shape");
+  expect_model_error(no_rank, "value 'x' (read by node 'relu' (Relu)) has no shape");
 }
 
 TEST(OnnxErrors, UnsupportedAttributes) {
