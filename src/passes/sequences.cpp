@@ -71,6 +71,7 @@ class Resolver {
       if (node_.outputs[0]) b_.define_structure(node_.outputs[0], *b_.structure(node_.inputs[0]));
       return;
     }
+    if (op == "If" && carries_structures()) return take_branch();
     bool control_flow = op == "If" || op == "Scan";
     for (size_t i = 0; i < node_.inputs.size(); ++i)
       if (node_.inputs[i] && b_.structure(node_.inputs[i]) && control_flow)
@@ -334,6 +335,36 @@ class Resolver {
     if (s->kind == ValueKind::OptionalSequence)
       return define_structure(0, {true, s->elements, ValueKind::Sequence});
     define_tensor(0, s->elements[0]);
+  }
+
+  /// Whether a sequence or optional goes into or comes out of the node.
+  bool carries_structures() const {
+    for (const graph::Value* in : node_.inputs)
+      if (in && b_.structure(in)) return true;
+    for (const graph::Value* out : node_.outputs)
+      if (out && is_structured(out->kind)) return true;
+    return false;
+  }
+
+  /// If(cond, captured...) that gives or reads sequences or optionals: with the condition
+  /// known at compile time, the branch it takes, resolved like the graph around it.
+  void take_branch() {
+    const char* name = constant_ints(0, "condition").at(0) != 0 ? "then_branch" : "else_branch";
+    const graph::Attribute* chosen = node_.attribute(name);
+    if (!chosen || !chosen->graph) fail("attribute '" + std::string(name) + "' is required");
+    const graph::Graph& branch = b_.keep(copy_graph(*chosen->graph));
+    const auto& in = branch.inputs();
+    if (in.size() + 1 != node_.inputs.size() || branch.outputs().size() != node_.outputs.size())
+      fail("the " + std::string(name) + " does not fit the node's inputs and outputs");
+    for (size_t c = 0; c < in.size(); ++c) b_.alias(in[c], node_.inputs[1 + c]);
+    for (const auto& n : branch.nodes()) fold_(*n);
+    for (size_t k = 0; k < node_.outputs.size(); ++k) {
+      Carried result = carried(branch.outputs()[k]);
+      if (result.structure)
+        define_structure(k, *result.structure);
+      else
+        define_tensor(k, result.tensor);
+    }
   }
 
   /// A loop state or scan value as the unrolling carries it: a structure, or a tensor.

@@ -239,6 +239,64 @@ TEST(Sequences, ALoopBuildingAListIsUnrolled) {
   EXPECT_NE(m.find("the trip count (input 0 'm') must be known at compile time"), std::string::npos) << m;
 }
 
+/// A branch of an If that captures x and returns SequenceConstruct(x, x * k, ...) with one
+/// element per factor.
+std::shared_ptr<const graph::Graph> list_branch(const std::string& name, std::vector<float> factors) {
+  graph::Graph branch;
+  branch.name = name;
+  graph::Value* x = branch.add_value("x", f32({3}));
+  branch.add_input(x);
+  branch.captured_inputs = 1;
+  std::vector<graph::Value*> elements;
+  for (size_t k = 0; k < factors.size(); ++k) {
+    auto factor = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Float(32)));
+    *factor->data_as<float>() = factors[k];
+    graph::Value* c = branch.add_constant(name + "_k" + std::to_string(k), std::move(factor));
+    elements.push_back(testing::add_untyped_node(branch, "Mul", {x, c})[0]);
+  }
+  graph::Value* list = testing::add_untyped_node(branch, "SequenceConstruct", elements)[0];
+  list->kind = ValueKind::Sequence;
+  branch.add_output(list);
+  return std::make_shared<const graph::Graph>(std::move(branch));
+}
+
+/// If(cond) giving a list of two elements (then) or one (else), concatenated.
+graph::Graph branch_to_list(std::optional<bool> constant_condition) {
+  SequenceGraph sg;
+  graph::Value* x = sg.input("x", f32({3}));
+  graph::Value* cond;
+  if (constant_condition) {
+    runtime::NDArray c = runtime::NDArray::zeros({}, runtime::DType::Bool());
+    *c.data_as<uint8_t>() = *constant_condition ? 1 : 0;
+    cond = sg.g.add_constant("cond", std::make_shared<const runtime::NDArray>(std::move(c)));
+  } else {
+    cond = sg.input("cond", graph::TensorType::of(ir::DataType::Bool(), {}));
+  }
+  graph::Value* list = sg.node("If", {cond, x}, ValueKind::Sequence,
+                               {{"then_branch", Attribute::of_graph(list_branch("then", {1, 2}))},
+                                {"else_branch", Attribute::of_graph(list_branch("else", {-3}))}});
+  sg.g.add_output(sg.node("ConcatFromSequence", {list}, ValueKind::Tensor,
+                          {{"axis", Attribute::of_int(0)}}));
+  return std::move(sg.g);
+}
+
+TEST(Sequences, AnIfWithAConstantConditionGivesItsBranchsList) {
+  runtime::NDArray x = random_array({3}, 9);
+  const float* xs = x.data_as<float>();
+  for (bool taken : {true, false}) {
+    runtime::Model model = jit_model(compile_model(branch_to_list(taken), {f32({3})}));
+    std::vector<runtime::NDArray> out = model.run({&x});
+    std::vector<float> expected;
+    for (float factor : taken ? std::vector<float>{1, 2} : std::vector<float>{-3})
+      for (int j = 0; j < 3; ++j) expected.push_back(xs[j] * factor);
+    EXPECT_EQ(values(out[0]), expected) << (taken ? "then" : "else");
+  }
+  std::string m = compile_error(branch_to_list(std::nullopt),
+                                {f32({3}), graph::TensorType::of(ir::DataType::Bool(), {})});
+  EXPECT_NE(m.find("the condition (input 0 'cond') must be known at compile time"), std::string::npos)
+      << m;
+}
+
 TEST(Sequences, PositionsMustBeInRangeAndKnownAtCompileTime) {
   SequenceGraph sg;
   graph::Value* x = sg.input("x", f32({2}));
