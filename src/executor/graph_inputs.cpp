@@ -13,6 +13,19 @@ std::string describe_graph_input(const graph::Value& value, size_t index) {
   return "graph input " + std::to_string(index) + " '" + value.name + "'";
 }
 
+namespace {
+
+/// Whether a sequence or optional goes into or comes out of `node`.
+bool carries_structures(const graph::Node& node) {
+  for (const graph::Value* v : node.inputs)
+    if (v && v->kind != graph::ValueKind::Tensor) return true;
+  for (const graph::Value* v : node.outputs)
+    if (v && v->kind != graph::ValueKind::Tensor) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
   std::set<const graph::Value*> needed;
   const auto& nodes = graph.nodes();
@@ -26,6 +39,12 @@ std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
     for (int i : def->value_inputs)
       if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i])
         needed.insert(node.inputs[i]);
+    // An If or Loop carrying a sequence or optional resolves when compiled
+    // (passes/sequences.h): from its condition, and a Loop's trip count.
+    size_t control_inputs = node.op_type == "If" ? 1 : node.op_type == "Loop" ? 2 : 0;
+    if (node.domain.empty() && carries_structures(node))
+      for (size_t i = 0; i < control_inputs && i < node.inputs.size(); ++i)
+        if (node.inputs[i]) needed.insert(node.inputs[i]);
     bool output_needed = false;
     for (const graph::Value* out : node.outputs) output_needed |= out && needed.count(out);
     if (output_needed && !def->fold)

@@ -1,12 +1,14 @@
 // Sequences and optionals resolved at compile time (passes/sequences.h): models that split,
 // insert, erase, select, concatenate, stack and map over sequences, compiled and run against
 // the same slicing written out here; sequence inputs given as their elements and sequence
-// outputs returned as theirs; a Loop building a list unrolled; and the errors for positions
-// out of range or unknown at compile time, an empty optional's element and structures that
-// do not fit.
+// outputs returned as theirs; a Loop building a list unrolled; an If giving a list resolved
+// for a constant condition, and by the GraphExecutor for each value of a condition input;
+// and the errors for positions out of range or unknown at compile time, an empty optional's
+// element and structures that do not fit.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
+#include "compiler/graph_executor.h"
 #include "passes/sequences.h"
 #include "support/error.h"
 #include "unit/compiler/compiler_test_util.h"
@@ -295,6 +297,23 @@ TEST(Sequences, AnIfWithAConstantConditionGivesItsBranchsList) {
                                 {f32({3}), graph::TensorType::of(ir::DataType::Bool(), {})});
   EXPECT_NE(m.find("the condition (input 0 'cond') must be known at compile time"), std::string::npos)
       << m;
+}
+
+TEST(Sequences, TheGraphExecutorCompilesAnIfGivingAListForItsCondition) {
+  graph::Graph g = branch_to_list(std::nullopt);
+  GraphExecutor executor(g);
+  EXPECT_EQ(executor.value_dependent_inputs(), (std::vector<bool>{false, true}));
+  runtime::NDArray x = random_array({3}, 10);
+  for (bool taken : {true, false, true}) {
+    runtime::NDArray cond = runtime::NDArray::zeros({}, runtime::DType::Bool());
+    *cond.data_as<uint8_t>() = taken ? 1 : 0;
+    std::vector<runtime::NDArray> out = executor.run({&x, &cond});
+    std::vector<float> expected;
+    for (float factor : taken ? std::vector<float>{1, 2} : std::vector<float>{-3})
+      for (int j = 0; j < 3; ++j) expected.push_back(x.data_as<float>()[j] * factor);
+    EXPECT_EQ(values(out[0]), expected) << (taken ? "then" : "else");
+  }
+  EXPECT_EQ(executor.compilations(), 2u);
 }
 
 TEST(Sequences, PositionsMustBeInRangeAndKnownAtCompileTime) {
