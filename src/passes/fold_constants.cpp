@@ -45,7 +45,7 @@ class FoldKernels {
   const executor::NodeKernel& get(const graph::Node& node,
                                   const std::vector<graph::TensorType>& types,
                                   const std::vector<const runtime::NDArray*>& values) {
-    std::vector<Entry>& entries = cache_[signature(node, types)];
+    std::vector<Entry>& entries = cache_[signature(node, types, values)];
     for (const Entry& entry : entries)
       if (same_baked_values(entry, values)) return entry.kernel;
     Entry entry{executor::compile_node(node, types, values), {}};
@@ -66,9 +66,14 @@ class FoldKernels {
     std::vector<std::shared_ptr<const runtime::NDArray>> baked;
   };
 
-  static std::string signature(const graph::Node& node, const std::vector<graph::TensorType>& types) {
+  /// The operator, attributes and input types; a folded node's inputs are all constants, so
+  /// an input without a value is an absent one (Clip without its max), which a kernel
+  /// compiled for the input present cannot serve.
+  static std::string signature(const graph::Node& node, const std::vector<graph::TensorType>& types,
+                               const std::vector<const runtime::NDArray*>& values) {
     std::string text = executor::node_signature(node);
-    for (const graph::TensorType& type : types) text += type.to_string() + ",";
+    for (size_t i = 0; i < types.size(); ++i)
+      text += (i < values.size() && values[i] ? types[i].to_string() : "absent") + ",";
     return text;
   }
 
