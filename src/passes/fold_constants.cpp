@@ -42,10 +42,10 @@ bool foldable(const graph::Node& node, const ops::OpDef& def,
 /// and serves only nodes whose values there are equal.
 class FoldKernels {
  public:
-  const executor::NodeKernel& get(const graph::Node& node,
+  const executor::NodeKernel& get(const graph::Node& node, const std::vector<const graph::Value*>& inputs,
                                   const std::vector<graph::TensorType>& types,
                                   const std::vector<const runtime::NDArray*>& values) {
-    std::vector<Entry>& entries = cache_[signature(node, types, values)];
+    std::vector<Entry>& entries = cache_[signature(node, inputs, types)];
     for (const Entry& entry : entries)
       if (same_baked_values(entry, values)) return entry.kernel;
     Entry entry{executor::compile_node(node, types, values), {}};
@@ -66,14 +66,13 @@ class FoldKernels {
     std::vector<std::shared_ptr<const runtime::NDArray>> baked;
   };
 
-  /// The operator, attributes and input types; a folded node's inputs are all constants, so
-  /// an input without a value is an absent one (Clip without its max), which a kernel
-  /// compiled for the input present cannot serve.
-  static std::string signature(const graph::Node& node, const std::vector<graph::TensorType>& types,
-                               const std::vector<const runtime::NDArray*>& values) {
+  /// The operator, attributes and input types, and which inputs are absent (Clip without
+  /// its max): a kernel compiled for an input present cannot serve a node without it.
+  static std::string signature(const graph::Node& node, const std::vector<const graph::Value*>& inputs,
+                               const std::vector<graph::TensorType>& types) {
     std::string text = executor::node_signature(node);
     for (size_t i = 0; i < types.size(); ++i)
-      text += (i < values.size() && values[i] ? types[i].to_string() : "absent") + ",";
+      text += (i < inputs.size() && inputs[i] ? types[i].to_string() : "absent") + ",";
     return text;
   }
 
@@ -106,7 +105,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<graph::TensorType> output_types =
         executor::infer_node(node, types, values, &body_typer());
     if (foldable(node, executor::find_op(node), inputs, output_types)) {
-      const executor::NodeKernel& kernel = kernels.get(node, types, values);
+      const executor::NodeKernel& kernel = kernels.get(node, inputs, types, values);
       std::vector<std::shared_ptr<const runtime::NDArray>> results = kernel.folded;
       if (results.empty())
         for (runtime::NDArray& array : executor::run_compiled(node, kernel, values))
