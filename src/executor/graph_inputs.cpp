@@ -1,6 +1,8 @@
 // value_dependent_inputs and check_graph_input.
 #include "executor/graph_inputs.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,6 +28,33 @@ bool carries_structures(const graph::Node& node) {
 
 }  // namespace
 
+bool body_needs_trip_values(const graph::Node& loop) {
+  const graph::Attribute* body_attr = loop.attribute("body");
+  if (loop.op_type != "Loop" || !loop.domain.empty() || !body_attr || !body_attr->graph)
+    return false;
+  const graph::Graph& body = *body_attr->graph;
+  const auto& inputs = body.inputs();
+  // The iteration number, the condition and the states change from trip to trip; the
+  // captured values do not, nor do shapes (a body is typed once for all trips).
+  std::set<const graph::Value*> per_trip(inputs.begin(),
+                                         inputs.end() - static_cast<std::ptrdiff_t>(
+                                             std::min(body.captured_inputs, inputs.size())));
+  for (const auto& node : body.nodes()) {
+    const ops::OpDef* def = ops::OpRegistry::global().find(node->op_type);
+    if (def && node->domain.empty())
+      for (int i : def->value_inputs)
+        if (static_cast<size_t>(i) < node->inputs.size() && per_trip.count(node->inputs[i]))
+          return true;
+    if (node->op_type == "Shape" || node->op_type == "Size") continue;
+    bool reads_per_trip = false;
+    for (const graph::Value* in : node->inputs) reads_per_trip |= in && per_trip.count(in);
+    if (reads_per_trip)
+      for (const graph::Value* out : node->outputs)
+        if (out) per_trip.insert(out);
+  }
+  return false;
+}
+
 std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
   std::set<const graph::Value*> needed;
   const auto& nodes = graph.nodes();
@@ -39,10 +68,11 @@ std::vector<bool> value_dependent_inputs(const graph::Graph& graph) {
     for (int i : def->value_inputs)
       if (static_cast<size_t>(i) < node.inputs.size() && node.inputs[i])
         needed.insert(node.inputs[i]);
-    // An If or Loop carrying a sequence or optional resolves when compiled
-    // (passes/sequences.h): from its condition, and a Loop's trip count.
+    // An If or Loop carrying a sequence or optional resolves when compiled, and a Loop
+    // whose body needs per-trip values is unrolled (passes/sequences.h): from the
+    // condition, and a Loop's trip count.
     size_t control_inputs = node.op_type == "If" ? 1 : node.op_type == "Loop" ? 2 : 0;
-    if (node.domain.empty() && carries_structures(node))
+    if (node.domain.empty() && (carries_structures(node) || body_needs_trip_values(node)))
       for (size_t i = 0; i < control_inputs && i < node.inputs.size(); ++i)
         if (node.inputs[i]) needed.insert(node.inputs[i]);
     bool output_needed = false;

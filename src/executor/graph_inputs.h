@@ -16,6 +16,11 @@ namespace tessel::executor {
 /// node that computes them (metadata operators need types only).
 std::vector<bool> value_dependent_inputs(const graph::Graph& graph);
 
+/// Whether the body of `loop` (a Loop) computes a value input of one of its nodes (a Slice's
+/// starts, a Reshape's shape, ...) from the iteration number, the condition or a carried
+/// state: such a body compiles only unrolled, each trip with those values known.
+bool body_needs_trip_values(const graph::Node& loop);
+
 /// "graph input <index> '<name>'", for messages.
 std::string describe_graph_input(const graph::Value& value, size_t index);
 

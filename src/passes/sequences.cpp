@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "executor/graph_inputs.h"
 #include "executor/node_kernel.h"
 #include "passes/body_types.h"
 #include "passes/inline_branch.h"
@@ -390,13 +391,14 @@ class Resolver {
     size_t states = node_.inputs.size() - 2 - captured;
     if (body.outputs().size() < 1 + states) fail("the body returns fewer states than the loop has");
     size_t scans = body.outputs().size() - 1 - states;
-    if (!has_input(0))
-      fail("a Loop carrying a sequence or optional is unrolled at compile time, and needs a "
-           "trip count");
+    const std::string why =
+        "a Loop that carries a sequence or optional, or whose body needs per-trip values as "
+        "constants, is unrolled at compile time";
+    if (!has_input(0)) fail(why + ", and needs a trip count");
     int64_t trips = constant_ints(0, "trip count").at(0);
     if (trips > kMaxUnrolledTrips)
-      fail("a Loop carrying a sequence or optional is unrolled at compile time; " +
-           std::to_string(trips) + " trips are more than " + std::to_string(kMaxUnrolledTrips));
+      fail(why + "; " + std::to_string(trips) + " trips are more than " +
+           std::to_string(kMaxUnrolledTrips));
     bool go_on = !has_input(1) || constant_ints(1, "condition").at(0) != 0;
     std::vector<Carried> state;
     for (size_t j = 0; j < states; ++j) state.push_back(carried(node_.inputs[2 + j]));
@@ -459,6 +461,12 @@ bool resolve_structured_node(GraphBuilder& builder, const graph::Node& node,
   bool involved = node.domain.empty() && structured_ops().count(node.op_type);
   for (const graph::Value* in : node.inputs) involved |= in && builder.structure(in);
   for (const graph::Value* out : node.outputs) involved |= out && is_structured(out->kind);
+  // A Loop whose body needs per-trip values as constants, with its trip count (and
+  // condition) known: unrolled too.
+  auto known = [&](size_t i) { return i < inputs.size() && inputs[i] && inputs[i]->is_constant(); };
+  bool condition_known = inputs.size() < 2 || !inputs[1] || known(1);
+  involved |= node.op_type == "Loop" && node.domain.empty() && known(0) && condition_known &&
+              executor::body_needs_trip_values(node);
   if (!involved) return false;
   Resolver(builder, node, inputs, fold).resolve();
   return true;

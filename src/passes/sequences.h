@@ -12,7 +12,9 @@
 // becomes its elements' outputs, "y[0]", "y[1]", ...: the compiled model has tensors only.
 //
 // A Loop that carries a sequence (building a list trip by trip) is unrolled when its trip
-// count and condition are known at compile time. Not resolved (a clear error naming the
+// count and condition are known at compile time, and so is a Loop whose body needs a
+// per-trip value as a constant (a Slice at the iteration number: executor::
+// body_needs_trip_values). Not resolved (a clear error naming the
 // node): a sequence whose length depends on run-time values (such a Loop with a run-time
 // trip count or condition, an If on a run-time condition that returns one).
 #pragma once

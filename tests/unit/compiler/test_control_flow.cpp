@@ -1,11 +1,14 @@
 // Control flow compiled: a Loop run against the same arithmetic written out in C++, the plan
 // it becomes (no kernel outside the body's, a loop test and a jump back), values that live
-// across the loop kept apart from the body's, and the errors of bad loops and branches.
+// across the loop kept apart from the body's, a Loop slicing at its iteration number
+// unrolled, and the errors of bad loops and branches.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "compiler/compile_model.h"
+#include "compiler/graph_executor.h"
 #include "runtime/error.h"
 #include "support/error.h"
 #include "unit/compiler/compiler_test_util.h"
@@ -46,6 +49,87 @@ TEST(ControlFlow, LoopMatchesTheArithmeticWrittenOut) {
   }
   for (int64_t e = 0; e < rows * 8; ++e)
     EXPECT_NEAR(out[0].data_as<float>()[e], h[e], 1e-5) << "element " << e;
+}
+
+/// Loop(M, acc = 0[1]) whose body adds x[i : i + 1] of the main graph's x: [5] to acc and
+/// scans acc: a Slice at the iteration number, which only an unrolled body knows. M is a
+/// graph input when `trips` is not given.
+graph::Graph slicing_loop(std::optional<int64_t> trips) {
+  graph::Graph body;
+  body.name = "slice_at_i";
+  graph::Value* i = body.add_value("i", TensorType::of(ir::DataType::Int(64), {}));
+  graph::Value* cond = body.add_value("cond", TensorType::of(ir::DataType::Bool(), {}));
+  graph::Value* acc = body.add_value("acc", f32({1}));
+  graph::Value* x_inside = body.add_value("x", f32({5}));
+  for (graph::Value* v : {i, cond, acc, x_inside}) body.add_input(v);
+  body.captured_inputs = 1;
+  auto ints = [&](const std::string& name, int64_t v) {
+    runtime::NDArray a({1}, runtime::DType::Int(64));
+    *a.data_as<int64_t>() = v;
+    return body.add_constant(name, std::make_shared<const runtime::NDArray>(std::move(a)));
+  };
+  graph::Value* start = testing::add_untyped_node(body, "Unsqueeze", {i, ints("axis0", 0)})[0];
+  graph::Value* end = testing::add_untyped_node(body, "Add", {start, ints("one", 1)})[0];
+  graph::Value* piece = testing::add_untyped_node(body, "Slice", {x_inside, start, end})[0];
+  graph::Value* sum = testing::add_untyped_node(body, "Add", {acc, piece})[0];
+  body.add_output(testing::add_untyped_node(body, "Identity", {cond})[0]);
+  body.add_output(sum);
+  body.add_output(testing::add_untyped_node(body, "Identity", {sum})[0]);
+  graph::Graph g;
+  g.name = "slicing_loop";
+  g.opsets = {{"", 17}};
+  graph::Value* x = g.add_value("x", f32({5}));
+  g.add_input(x);
+  graph::Value* m;
+  if (trips) {
+    m = g.add_constant("M", testing::int64_scalar(*trips));
+  } else {
+    m = g.add_value("M", TensorType::of(ir::DataType::Int(64), {}));
+    g.add_input(m);
+  }
+  graph::Value* zero = g.add_constant(
+      "zero", std::make_shared<const runtime::NDArray>(runtime::NDArray::zeros({1}, runtime::DType::Float(32))));
+  std::vector<graph::Value*> outs = testing::add_untyped_node(
+      g, "Loop", {m, nullptr, zero, x},
+      {{"body", graph::Attribute::of_graph(std::make_shared<const graph::Graph>(std::move(body)))}}, 2);
+  g.add_output(outs[0]);
+  g.add_output(outs[1]);
+  return g;
+}
+
+/// Checks the slicing loop's outputs for `trips` trips over x: the sum and the running sums.
+void expect_running_sums(const std::vector<runtime::NDArray>& out, const runtime::NDArray& x,
+                         int64_t trips) {
+  ASSERT_EQ(out[1].shape(), (std::vector<int64_t>{trips, 1}));
+  float sum = 0;
+  for (int64_t t = 0; t < trips; ++t) {
+    sum += x.data_as<float>()[t];
+    EXPECT_FLOAT_EQ(out[1].data_as<float>()[t], sum) << "trip " << t;
+  }
+  EXPECT_FLOAT_EQ(out[0].data_as<float>()[0], sum);
+}
+
+TEST(ControlFlow, ALoopSlicingAtItsIterationIsUnrolledForAKnownTripCount) {
+  runtime::NDArray x = random_array({5}, 12);
+  for (int64_t trips : {1, 4}) {
+    runtime::Model model = jit_model(compile_model(slicing_loop(trips), {f32({5})}));
+    expect_running_sums(model.run({&x}), x, trips);
+  }
+  graph::Graph runtime_trips = slicing_loop(std::nullopt);
+  GraphExecutor executor(runtime_trips);
+  EXPECT_EQ(executor.value_dependent_inputs(), (std::vector<bool>{false, true}));
+  for (int64_t trips : {3, 5}) {
+    runtime::NDArray m = runtime::NDArray::zeros({}, runtime::DType::Int(64));
+    *m.data_as<int64_t>() = trips;
+    expect_running_sums(executor.run({&x, &m}), x, trips);
+  }
+  try {
+    compile_model(slicing_loop(std::nullopt), {f32({5}), TensorType::of(ir::DataType::Int(64), {})});
+    ADD_FAILURE() << "a run-time trip count compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("must be known at compile time"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ControlFlow, ZeroTripsPassTheInitialValuesThrough) {
