@@ -36,9 +36,9 @@ bool body_needs_trip_values(const graph::Node& loop) {
   const auto& inputs = body.inputs();
   // The iteration number, the condition and the states change from trip to trip; the
   // captured values do not, nor do shapes (a body is typed once for all trips).
-  std::set<const graph::Value*> per_trip(inputs.begin(),
-                                         inputs.end() - static_cast<std::ptrdiff_t>(
-                                             std::min(body.captured_inputs, inputs.size())));
+  std::set<const graph::Value*> per_trip(
+      inputs.begin(),
+      inputs.end() - static_cast<std::ptrdiff_t>(std::min(body.captured_inputs, inputs.size())));
   for (const auto& node : body.nodes()) {
     const ops::OpDef* def = ops::OpRegistry::global().find(node->op_type);
     if (def && node->domain.empty())

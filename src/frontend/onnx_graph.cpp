@@ -189,7 +189,8 @@ class GraphBuilder {
       graph::Value* existing = graph_.find_value(input.name());
       if (existing && existing->is_constant()) continue;  // IR < 4 lists initializers here too
       if (parent_) {  // a body's inputs take their types from the node that runs it
-        graph_.add_input(add_declared(graph_, input.name(), declared(input, value_label(input.name()))));
+        graph_.add_input(
+            add_declared(graph_, input.name(), declared(input, value_label(input.name()))));
         continue;
       }
       if (!input.has_type()) TESSEL_USER_ERROR("graph input '", input.name(), "' has no type");

@@ -42,7 +42,8 @@ bool foldable(const graph::Node& node, const ops::OpDef& def,
 /// and serves only nodes whose values there are equal.
 class FoldKernels {
  public:
-  const executor::NodeKernel& get(const graph::Node& node, const std::vector<const graph::Value*>& inputs,
+  const executor::NodeKernel& get(const graph::Node& node,
+                                  const std::vector<const graph::Value*>& inputs,
                                   const std::vector<graph::TensorType>& types,
                                   const std::vector<const runtime::NDArray*>& values) {
     std::vector<Entry>& entries = cache_[signature(node, inputs, types)];
@@ -68,7 +69,8 @@ class FoldKernels {
 
   /// The operator, attributes and input types, and which inputs are absent (Clip without
   /// its max): a kernel compiled for an input present cannot serve a node without it.
-  static std::string signature(const graph::Node& node, const std::vector<const graph::Value*>& inputs,
+  static std::string signature(const graph::Node& node,
+                               const std::vector<const graph::Value*>& inputs,
                                const std::vector<graph::TensorType>& types) {
     std::string text = executor::node_signature(node);
     for (size_t i = 0; i < types.size(); ++i)

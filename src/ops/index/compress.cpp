@@ -71,8 +71,8 @@ std::vector<te::Tensor> compress(const OpContext& ctx, const std::vector<te::Ten
   const te::Tensor& x = in[0];
   if (f.selected.empty()) {  // an empty output: the body is never run
     std::vector<Expr> origin(shape.size(), Expr(int64_t{0}));
-    return {te::compute(shape_exprs(f.out), [&](const std::vector<Var>&) { return x(origin); },
-                        "compress")};
+    return {te::compute(
+        shape_exprs(f.out), [&](const std::vector<Var>&) { return x(origin); }, "compress")};
   }
   std::vector<size_t> run_starts{0};
   for (size_t k = 1; k < f.selected.size(); ++k)

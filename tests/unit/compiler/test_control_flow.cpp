@@ -87,11 +87,13 @@ graph::Graph slicing_loop(std::optional<int64_t> trips) {
     m = g.add_value("M", TensorType::of(ir::DataType::Int(64), {}));
     g.add_input(m);
   }
-  graph::Value* zero = g.add_constant(
-      "zero", std::make_shared<const runtime::NDArray>(runtime::NDArray::zeros({1}, runtime::DType::Float(32))));
+  graph::Value* zero =
+      g.add_constant("zero", std::make_shared<const runtime::NDArray>(
+                                 runtime::NDArray::zeros({1}, runtime::DType::Float(32))));
   std::vector<graph::Value*> outs = testing::add_untyped_node(
       g, "Loop", {m, nullptr, zero, x},
-      {{"body", graph::Attribute::of_graph(std::make_shared<const graph::Graph>(std::move(body)))}}, 2);
+      {{"body", graph::Attribute::of_graph(std::make_shared<const graph::Graph>(std::move(body)))}},
+      2);
   g.add_output(outs[0]);
   g.add_output(outs[1]);
   return g;
@@ -124,7 +126,8 @@ TEST(ControlFlow, ALoopSlicingAtItsIterationIsUnrolledForAKnownTripCount) {
     expect_running_sums(executor.run({&x, &m}), x, trips);
   }
   try {
-    compile_model(slicing_loop(std::nullopt), {f32({5}), TensorType::of(ir::DataType::Int(64), {})});
+    compile_model(slicing_loop(std::nullopt),
+                  {f32({5}), TensorType::of(ir::DataType::Int(64), {})});
     ADD_FAILURE() << "a run-time trip count compiled";
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("must be known at compile time"), std::string::npos)

@@ -243,7 +243,8 @@ TEST(Sequences, ALoopBuildingAListIsUnrolled) {
 
 /// A branch of an If that captures x and returns SequenceConstruct(x, x * k, ...) with one
 /// element per factor.
-std::shared_ptr<const graph::Graph> list_branch(const std::string& name, std::vector<float> factors) {
+std::shared_ptr<const graph::Graph> list_branch(const std::string& name,
+                                                std::vector<float> factors) {
   graph::Graph branch;
   branch.name = name;
   graph::Value* x = branch.add_value("x", f32({3}));
@@ -251,7 +252,8 @@ std::shared_ptr<const graph::Graph> list_branch(const std::string& name, std::ve
   branch.captured_inputs = 1;
   std::vector<graph::Value*> elements;
   for (size_t k = 0; k < factors.size(); ++k) {
-    auto factor = std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Float(32)));
+    auto factor =
+        std::make_shared<runtime::NDArray>(runtime::NDArray::zeros({}, runtime::DType::Float(32)));
     *factor->data_as<float>() = factors[k];
     graph::Value* c = branch.add_constant(name + "_k" + std::to_string(k), std::move(factor));
     elements.push_back(testing::add_untyped_node(branch, "Mul", {x, c})[0]);
@@ -277,8 +279,8 @@ graph::Graph branch_to_list(std::optional<bool> constant_condition) {
   graph::Value* list = sg.node("If", {cond, x}, ValueKind::Sequence,
                                {{"then_branch", Attribute::of_graph(list_branch("then", {1, 2}))},
                                 {"else_branch", Attribute::of_graph(list_branch("else", {-3}))}});
-  sg.g.add_output(sg.node("ConcatFromSequence", {list}, ValueKind::Tensor,
-                          {{"axis", Attribute::of_int(0)}}));
+  sg.g.add_output(
+      sg.node("ConcatFromSequence", {list}, ValueKind::Tensor, {{"axis", Attribute::of_int(0)}}));
   return std::move(sg.g);
 }
 
@@ -295,7 +297,8 @@ TEST(Sequences, AnIfWithAConstantConditionGivesItsBranchsList) {
   }
   std::string m = compile_error(branch_to_list(std::nullopt),
                                 {f32({3}), graph::TensorType::of(ir::DataType::Bool(), {})});
-  EXPECT_NE(m.find("the condition (input 0 'cond') must be known at compile time"), std::string::npos)
+  EXPECT_NE(m.find("the condition (input 0 'cond') must be known at compile time"),
+            std::string::npos)
       << m;
 }
 

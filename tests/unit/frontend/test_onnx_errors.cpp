@@ -132,7 +132,8 @@ TEST(OnnxErrors, AbsurdDeclaredShape) {
   output.mutable_graph()->mutable_output(0)->Clear();
   set_tensor_info(output.mutable_graph()->mutable_output(0), "y", onnx::TensorProto_DataType_FLOAT,
                   {"1000000", "1000000"});
-  expect_model_error(output, "value 'y' (made by node 'relu' (Relu)): shape has more than 2^34 elements");
+  expect_model_error(output,
+                     "value 'y' (made by node 'relu' (Relu)): shape has more than 2^34 elements");
 }
 
 TEST(OnnxErrors, InitializerDataMismatch) {
