@@ -31,9 +31,8 @@ bool is_identity(const ResampleSpec& spec, const ResampleAxis& axis) {
   return exact && axis.in == axis.out && axis.scale() == 1;
 }
 
-/// `v` divided by the axis's scale.
+/// `v` divided by the axis's scale (v * 1 / s is v / s exactly for a scale given as such).
 Expr unscale(const Expr& v, const ResampleAxis& axis) {
-  if (axis.scale_denominator == 1) return v / f64(axis.scale_numerator);
   return v * f64(axis.scale_denominator) / f64(axis.scale_numerator);
 }
 
