@@ -17,6 +17,8 @@ Exit status: 0 when every case passed or was skipped as unsupported, 1 otherwise
 """
 import argparse
 import collections
+import concurrent.futures
+import multiprocessing
 import os
 import re
 import shutil
@@ -1382,16 +1384,33 @@ class Rejected(Exception):
     """A model that is not a fair test: ill-conditioned, out of range, or invalid."""
 
 
-def ort_run(model, feeds, optimize):
+def ort_session_run(model_bytes, feeds, optimize):
     options = ort.SessionOptions()
     options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
                                         else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
     options.intra_op_num_threads = options.inter_op_num_threads = 1
     options.log_severity_level = 3
-    session = ort.InferenceSession(model.SerializeToString(), options,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, feeds)))
+
+
+# ONNX Runtime runs in a worker process: an abort inside it (an assertion in its graph code)
+# rejects that model instead of ending the run.
+_ort_worker = None
+
+
+def ort_run(model, feeds, optimize):
+    global _ort_worker
+    if _ort_worker is None:
+        _ort_worker = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        return _ort_worker.submit(ort_session_run, model.SerializeToString(), feeds,
+                                  optimize).result()
+    except concurrent.futures.process.BrokenProcessPool:
+        _ort_worker = None
+        raise RuntimeError("ONNX Runtime crashed") from None
 
 
 def with_every_output(model):

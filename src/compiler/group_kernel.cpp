@@ -61,6 +61,13 @@ struct Built {
   std::string id;
 };
 
+/// Whether an operation of the DAG of `outputs` reduces.
+bool computes_reduction(const std::vector<te::Tensor>& outputs) {
+  for (const te::Operation& op : te::topological_order(outputs))
+    if (op->has_reduction()) return true;
+  return false;
+}
+
 }  // namespace
 
 GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_cache) {
@@ -104,7 +111,8 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
                                                placeholder_name(index)));
       }
       tensors[i] = placeholders[index];
-      key << "(in" << index << ":" << in->type.to_string() << ")";
+      // Constant inputs are marked: stages reading only them fold, which changes the kernel.
+      key << "(in" << index << ":" << in->type.to_string() << (in->constant ? ":const" : "") << ")";
       bool value_input = std::find(def.value_inputs.begin(), def.value_inputs.end(),
                                    static_cast<int>(i)) != def.value_inputs.end();
       if (value_input && in->constant) describe_data(key, *in->constant);
@@ -145,8 +153,13 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
   std::set<const te::OperationNode*> loaded;
   for (const te::Operation& op : te::topological_order(root_outputs))
     if (op->is_placeholder()) loaded.insert(op.get());
+  bool had_reduction = computes_reduction(root_outputs);
   StageFolding folding = fold_constant_stages(root_outputs, constants, key.str(), fold_cache);
   root_outputs = folding.outputs;
+  // When every reduction ran at compile time (a product of constants plus a bias that is
+  // not), what remains is element-wise: the anchor's schedule, made for its reduction, does
+  // not apply.
+  bool reduction_folded = had_reduction && !computes_reduction(root_outputs);
   for (te::Tensor& t : intermediates) t = folding.map(t);
   for (const FoldedStage& stage : folding.folded) {
     auto value = std::make_unique<graph::Value>();
@@ -179,6 +192,7 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_ca
   result.key = key.str();
 
   const graph::Node* scheduled = group.anchor ? group.anchor : group.nodes.size() == 1 ? group.nodes[0] : nullptr;
+  if (reduction_folded) scheduled = nullptr;
   std::unique_ptr<ops::OpContext> scheduled_context;
   if (scheduled) {
     size_t index = std::find(group.nodes.begin(), group.nodes.end(), scheduled) - group.nodes.begin();

@@ -1,0 +1,1 @@
+B	conv_biasJ(Ýs?"e¿Dâ¶>
