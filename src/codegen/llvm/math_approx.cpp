@@ -70,9 +70,13 @@ class FloatMath {
 llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   FloatMath m(b, x);
   // Clamp so that the scale factors below stay finite; beyond the clamp the result has
-  // already underflowed to 0 or overflowed to +inf. A NaN passes through (compares false).
+  // already overflowed to +inf. Below -104 it rounds to 0, which is returned directly:
+  // those lanes (a softmax's masked positions: -inf or -1e9) compute exp(0) instead,
+  // since a product underflowing to 0 costs x86 a microcode assist of about a hundred
+  // cycles per instruction. A NaN passes through (compares false).
+  llvm::Value* underflow = m.lt(x, m.f(-104.0));
   llvm::Value* xc = m.select(m.gt(x, m.f(89.0)), m.f(89.0), x);
-  xc = m.select(m.lt(xc, m.f(-104.0)), m.f(-104.0), xc);
+  xc = m.select(underflow, m.f(0.0), xc);
   // n = round(x / ln 2) by adding and subtracting 1.5 * 2^23 (needs no rounding instruction).
   llvm::Value* shift = m.f(12582912.0);
   llvm::Value* n = m.sub(m.add(m.mul(xc, m.f(1.44269504088896341)), shift), shift);
@@ -90,7 +94,7 @@ llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* n2 = b.CreateSub(ni, n1);
   auto pow2 = [&](llvm::Value* k) { return m.as_float(b.CreateShl(b.CreateAdd(k, m.i(127)), 23)); };
   llvm::Value* result = m.mul(m.mul(y, pow2(n1)), pow2(n2));
-  return m.select(m.is_nan(x), x, result);
+  return m.select(m.is_nan(x), x, m.select(underflow, m.f(0.0), result));
 }
 
 llvm::Value* approx_log_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
