@@ -4,15 +4,18 @@
 // Each operator is built the way a model's kernel is: a one-node graph through the graph
 // passes (convolutions run blocked, NCHW[x]c, with their layout changes outside the timing,
 // as oneDNN's reorders are), then the kernel of its task at the default schedule, and at
-// the schedule of its best record when --records holds one. --tune N first tunes each task
-// to N trials into the records, printing the wall time (--curves DIR writes the curves).
+// the schedule of its best record when --records holds one. --tune N first tunes the
+// operator's task to N trials (--time-budget S: for S seconds of wall time, however many
+// trials that is) into the records, printing the wall time and the best GFLOP/s found by
+// then at points along it (--curves DIR writes the curves); --search auto tunes it in the
+// space generated from its compute instead of its template's.
 // Each case prints one final line per schedule (a Winograd convolution's also as the direct
 // convolution it replaces):
 //   <case>[ direct| tuned] threads=<t>: tessel <x> GFLOP/s, onednn[ (algorithm)] <y> GFLOP/s,
 //   ratio <x/y>[, speed-up <this schedule over the default>]
 // All of a case's schedules and oneDNN are timed in the same alternating rounds.
 // Options: --filter <substring>, --threads <t> (default: 1 and 2), --records DB, --tune N,
-// --tuner KIND, --curves DIR.
+// --time-budget S, --search template|auto, --tuner KIND, --curves DIR.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -296,7 +299,31 @@ struct Options {
   std::string filter, records, tuner = "xgb", curves;
   std::vector<int> thread_counts = {1, 2};
   int tune_trials = 0;
+  double time_budget_seconds = 0;
+  autotune::SearchKind search = autotune::SearchKind::Templates;
+  bool tunes() const { return tune_trials > 0 || time_budget_seconds > 0; }
 };
+
+/// "<s> s <GFLOP/s>, ..." : the best found by each of a few wall times of a tuning run, and
+/// at its end.
+std::string best_against_wall_time(const std::vector<autotune::CurvePoint>& curve) {
+  std::string text;
+  auto best_by = [&](double seconds) {
+    double best = 0;
+    for (const autotune::CurvePoint& p : curve)
+      if (p.seconds <= seconds) best = std::max(best, p.best_gflops);
+    return best;
+  };
+  char item[64];
+  double end = curve.empty() ? 0 : curve.back().seconds;
+  for (double s : {10.0, 20.0, 30.0, 60.0, 90.0, 120.0, 180.0, 240.0, 300.0, 450.0, 600.0}) {
+    if (s >= end) break;
+    std::snprintf(item, sizeof item, "%.0f s %.1f, ", s, best_by(s));
+    text += item;
+  }
+  std::snprintf(item, sizeof item, "%.0f s %.1f (end)", end, best_by(end));
+  return text + item;
+}
 
 bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
   Floats input = ops::reference::random_values(elements(c.input_shape), 1);
@@ -313,19 +340,29 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
     for (const autotune::Task& t : set.tasks)
       if (t.tunable()) task = &t;
     if (!task) throw std::runtime_error(c.name + ": no task with a template");
-    if (db && o.tune_trials > 0) {
+    if (db && o.tunes()) {
+      // The operator's own task alone, from its template or from the generated space.
+      autotune::TaskSet tuning = o.search == autotune::SearchKind::Templates
+                                     ? set
+                                     : autotune::extract_tasks(set.graph, options, o.search);
+      std::erase_if(tuning.tasks, [&](const autotune::Task& t) { return t.key != task->key; });
+      if (tuning.tasks.empty() || !tuning.tasks.front().tunable())
+        throw std::runtime_error(c.name + ": the operator's task has no search space");
       autotune::TuneOptions tune;
       tune.tuner = o.tuner;
-      tune.trials = o.tune_trials;
+      tune.trials = o.tune_trials > 0 ? o.tune_trials : 1000000;
+      tune.time_budget_seconds = o.time_budget_seconds;
       tune.measure.threads = threads;
       auto start = std::chrono::steady_clock::now();
-      std::vector<autotune::TaskResult> results = autotune::tune_tasks(set, *db, tune);
+      std::vector<autotune::TaskResult> results = autotune::tune_tasks(tuning, *db, tune);
       double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const autotune::TaskResult& r : results) {
         std::printf("%s threads=%d: tuned %d trials (%d failed) in %.1f s, best %.1f GFLOP/s\n",
                     c.name.c_str(), threads, r.trials, r.failed, seconds,
                     r.best_cost > 0 ? c.flops / r.best_cost * 1e-9 : 0.0);
+        std::printf("%s threads=%d: best GFLOP/s against wall time: %s\n", c.name.c_str(),
+                    threads, best_against_wall_time(r.curve).c_str());
         if (!o.curves.empty() && !r.curve.empty()) {
           std::filesystem::create_directories(o.curves);
           autotune::write_curve_svg(
@@ -366,7 +403,8 @@ int run(int argc, char** argv) {
     std::string arg = argv[i];
     if (i + 1 >= argc) {
       std::cerr << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T] [--records DB] "
-                   "[--tune N] [--tuner KIND] [--curves DIR]\n";
+                   "[--tune N] [--time-budget S] [--search template|auto] [--tuner KIND] "
+                   "[--curves DIR]\n";
       return 2;
     }
     std::string value = argv[++i];
@@ -378,6 +416,15 @@ int run(int argc, char** argv) {
       o.records = value;
     else if (arg == "--tune")
       o.tune_trials = std::stoi(value);
+    else if (arg == "--time-budget")
+      o.time_budget_seconds = std::stod(value);
+    else if (arg == "--search") {
+      if (value != "template" && value != "auto") {
+        std::cerr << "tessel-bench-ops: --search takes template or auto, got '" << value << "'\n";
+        return 2;
+      }
+      o.search = value == "auto" ? autotune::SearchKind::Auto : autotune::SearchKind::Templates;
+    }
     else if (arg == "--tuner")
       o.tuner = value;
     else if (arg == "--curves")
