@@ -149,11 +149,17 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
     if (rows > 1) order.push_back(row_inner);
     order.push_back(col_inner);
     s.reorder(tensor, order);
+    // Columns that the tile does not divide (197 of a [12, 197, 197] attention product)
+    // keep their tile loop out of the fused parallel loop, so that loop_partition peels the
+    // last column tile off with constant extents (registers and a short vector) instead of
+    // versioning every tile on a guard whose edge branch runs scalar through memory.
+    bool ragged_columns = innermost % cols != 0 && tiles.size() > 1;
+    size_t fused = ragged_columns ? tiles.size() - 1 : tiles.size();
     outer = tiles[0];
-    for (size_t d = 1; d < tiles.size(); ++d) outer = s.fuse(tensor, outer, tiles[d]);
+    for (size_t d = 1; d < fused; ++d) outer = s.fuse(tensor, outer, tiles[d]);
     if (rows > 1) s.unroll(tensor, row_inner);
     s.vectorize(tensor, col_inner);
-    s.compute_at(acc, tensor, outer);
+    s.compute_at(acc, tensor, ragged_columns ? tiles.back() : outer);
     std::vector<std::string> acc_order(roots.begin() + static_cast<int64_t>(spatial), roots.end());
     if (rows > 1) acc_order.push_back(roots[spatial - 2]);
     acc_order.push_back(roots[spatial - 1]);

@@ -78,6 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatMulShapes,
                                            // Both batched (attention): 4 x 16 register
                                            // tiles, ragged in rows and columns, and whole.
                                            MatmulCase{{2, 6, 9}, {2, 9, 37}},
+                                           // Several column tiles and a ragged last one
+                                           // peeled off, in parallel (work over 2^16).
+                                           MatmulCase{{3, 13, 40}, {3, 40, 71}},
                                            MatmulCase{{3, 8, 16}, {3, 16, 64}},
                                            MatmulCase{{4}, {3, 4, 5}},      // 1-D left
                                            MatmulCase{{2, 3, 4}, {4}},      // 1-D right
