@@ -45,32 +45,6 @@ std::vector<std::string> reduction_roots(const Stage& stage) {
   return {stage.roots.begin() + static_cast<int64_t>(stage.op->axis.size()), stage.roots.end()};
 }
 
-/// Whether a reduction's innermost reduction loop is worth factoring over vector lanes: its
-/// result is narrower than a vector and the loop holds two vectors or more.
-bool factorable(const te::OperationNode& op, int64_t lanes) {
-  if (!op.has_reduction() || op.num_outputs() != 1 || !is_float32(op) ||
-      !unconditional_reduction(op))
-    return false;
-  int64_t innermost = op.axis.empty() ? 1 : extent_of(op.axis.back());
-  return innermost < lanes && extent_of(op.reduce_axis.back()) >= 2 * lanes;
-}
-
-/// Splits the innermost reduction loop of `stage` by the vector width and factors the inner
-/// part out: the new stage's partial results, one per lane, are computed in vectors with the
-/// other reduction loops outside. Returns the new stage's name.
-std::string factor_over_lanes(Schedule& s, const std::string& stage, int64_t lanes) {
-  const Stage& st = s.stage(stage);
-  te::Tensor result = st.op->output(0);
-  int axes = static_cast<int>(st.op->axis.size());
-  auto [outer, inner] = s.split(stage, st.roots.back(), lanes);
-  te::Tensor rf = s.rfactor(result, inner, axes);
-  std::vector<std::string> order = reduction_roots(s.stage(rf));
-  order.push_back(inner);
-  s.reorder(rf, order);
-  s.vectorize(rf, inner);
-  return s.stage(rf).name;
-}
-
 /// Vectorizes the innermost loop of an element-wise float32 stage at least a vector long.
 void vectorize_innermost(Schedule& s, const std::string& stage, int64_t lanes) {
   const Stage& st = s.stage(stage);
@@ -234,7 +208,7 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
                           const OutputLoops& loops, std::set<std::string>& inside_rows,
                           GeneratedKnobs& knobs, int64_t lanes) {
   const te::OperationNode& op = *s.stage(stage).op;
-  bool factor = factorable(op, lanes) && knobs.choose(stage + ".rfactor", {1, 0}) != 0;
+  bool factor = factorable_over_lanes(op, lanes) && knobs.choose(stage + ".rfactor", {1, 0}) != 0;
   std::string partial = factor ? factor_over_lanes(s, stage, lanes) : "";
   bool at_rows = false;
   if (output && !loops.rows.empty()) {
@@ -268,6 +242,27 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
 }
 
 }  // namespace
+
+bool factorable_over_lanes(const te::OperationNode& op, int64_t lanes) {
+  if (!op.has_reduction() || op.num_outputs() != 1 || !is_float32(op) ||
+      !unconditional_reduction(op))
+    return false;
+  int64_t innermost = op.axis.empty() ? 1 : extent_of(op.axis.back());
+  return innermost < lanes && extent_of(op.reduce_axis.back()) >= 2 * lanes;
+}
+
+std::string factor_over_lanes(Schedule& s, const std::string& stage, int64_t lanes) {
+  const Stage& st = s.stage(stage);
+  te::Tensor result = st.op->output(0);
+  int axes = static_cast<int>(st.op->axis.size());
+  auto [outer, inner] = s.split(stage, st.roots.back(), lanes);
+  te::Tensor rf = s.rfactor(result, inner, axes);
+  std::vector<std::string> order = reduction_roots(s.stage(rf));
+  order.push_back(inner);
+  s.reorder(rf, order);
+  s.vectorize(rf, inner);
+  return s.stage(rf).name;
+}
 
 int64_t GeneratedKnobs::choose(const std::string& name, const std::vector<int64_t>& values) {
   TESSEL_ICHECK(!values.empty(), "generated knob '", name, "' has no candidate values");
@@ -333,7 +328,7 @@ void schedule_generated(Schedule& s, GeneratedKnobs& knobs) {
       }
     }
   }
-  bool row_reduction = !reduction.empty() && factorable(*s.stage(reduction).op, lanes) &&
+  bool row_reduction = !reduction.empty() && factorable_over_lanes(*s.stage(reduction).op, lanes) &&
                        knobs.choose("rfactor", {1, 0}) != 0;
   std::string partial = row_reduction ? factor_over_lanes(s, reduction, lanes) : "";
   OutputLoops loops = tile_output(s, output, reduction, knobs, "", lanes);

@@ -51,4 +51,12 @@ class GeneratedKnobs {
 /// injective, tiled_reduction, row_reduction or multi_output). Schedule errors propagate.
 void schedule_generated(schedule::Schedule& s, GeneratedKnobs& knobs);
 
+/// Whether a reduction's innermost reduction loop is worth factoring over vector lanes: its
+/// float32 result is narrower than a vector and the loop holds two vectors or more.
+bool factorable_over_lanes(const te::OperationNode& op, int64_t lanes);
+/// Splits the innermost reduction loop of `stage` by the vector width and factors the inner
+/// part out: the new stage's partial results, one per lane, are computed in vectors with the
+/// other reduction loops outside. Returns the new stage's name.
+std::string factor_over_lanes(schedule::Schedule& s, const std::string& stage, int64_t lanes);
+
 }  // namespace tessel::ops

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "ops/cpu_features.h"
+#include "ops/generated_schedule.h"
 #include "ops/op_util.h"
 
 namespace tessel::ops::reduction {
@@ -64,8 +65,15 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
   std::vector<std::string> inner;
   for (const schedule::Stage& stage : s.stages())
     if (!stage.is_placeholder() && stage.name != output) inner.push_back(stage.name);
+  int64_t lanes = target_float_lanes();
   for (const std::string& stage : inner) {
+    // A row reduction (softmax's max and sum, LayerNorm's moments) accumulates one partial
+    // result per vector lane, combined at the end: in one scalar chain, every element would
+    // wait for the previous add or max to finish.
+    std::string partial =
+        factorable_over_lanes(*s.stage(stage).op, lanes) ? factor_over_lanes(s, stage, lanes) : "";
     s.compute_at(stage, y, rows);
+    if (!partial.empty()) s.compute_at(partial, y, rows);
     vectorize_row(s, stage, row_axes, config.vector_factor);
   }
   vectorize_row(s, output, row_axes, config.vector_factor);
