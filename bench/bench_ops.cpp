@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -350,7 +351,8 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
         throw std::runtime_error(c.name + ": the operator's task has no search space");
       autotune::TuneOptions tune;
       tune.tuner = o.tuner;
-      tune.trials = o.tune_trials > 0 ? o.tune_trials : 1000000;
+      // A time budget alone leaves the trials unbounded: the budget ends the run.
+      tune.trials = o.tune_trials > 0 ? o.tune_trials : std::numeric_limits<int>::max() / 2;
       tune.time_budget_seconds = o.time_budget_seconds;
       tune.measure.threads = threads;
       auto start = std::chrono::steady_clock::now();
@@ -361,8 +363,8 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
         std::printf("%s threads=%d: tuned %d trials (%d failed) in %.1f s, best %.1f GFLOP/s\n",
                     c.name.c_str(), threads, r.trials, r.failed, seconds,
                     r.best_cost > 0 ? c.flops / r.best_cost * 1e-9 : 0.0);
-        std::printf("%s threads=%d: best GFLOP/s against wall time: %s\n", c.name.c_str(),
-                    threads, best_against_wall_time(r.curve).c_str());
+        std::printf("%s threads=%d: best GFLOP/s against wall time: %s\n", c.name.c_str(), threads,
+                    best_against_wall_time(r.curve).c_str());
         if (!o.curves.empty() && !r.curve.empty()) {
           std::filesystem::create_directories(o.curves);
           autotune::write_curve_svg(
@@ -424,8 +426,7 @@ int run(int argc, char** argv) {
         return 2;
       }
       o.search = value == "auto" ? autotune::SearchKind::Auto : autotune::SearchKind::Templates;
-    }
-    else if (arg == "--tuner")
+    } else if (arg == "--tuner")
       o.tuner = value;
     else if (arg == "--curves")
       o.curves = value;
