@@ -65,6 +65,39 @@ class FloatMath {
   llvm::Type* int_type_ = nullptr;
 };
 
+/// exp(x) = y * 2^n for x in the clamped range [-104, 89] (or NaN): the reduction and the
+/// polynomial, the scaling left to the caller (n as an integer).
+struct ExpParts {
+  llvm::Value* y;
+  llvm::Value* n;
+};
+
+ExpParts exp_parts(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* x) {
+  // n = round(x / ln 2) by adding and subtracting 1.5 * 2^23 (needs no rounding instruction).
+  llvm::Value* shift = m.f(12582912.0);
+  llvm::Value* n = m.sub(m.add(m.mul(x, m.f(1.44269504088896341)), shift), shift);
+  // r = x - n ln 2 in two steps (Cody-Waite): 0.693359375 has few bits, n * it is exact.
+  llvm::Value* r = m.sub(x, m.mul(n, m.f(0.693359375)));
+  r = m.sub(r, m.mul(n, m.f(-2.12194440e-4)));
+  // exp(r) on |r| <= ln(2) / 2 (Cephes expf).
+  llvm::Value* p = m.poly(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                              1.6666665459e-1, 5.0000001201e-1});
+  llvm::Value* y = m.add(m.add(m.mul(p, m.mul(r, r)), r), m.f(1.0));
+  return {y, b.CreateFPToSI(n, m.int_type())};
+}
+
+/// 2^k for integers k in [-126, 127], as a float built from its exponent bits.
+llvm::Value* pow2(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* k) {
+  return m.as_float(b.CreateShl(b.CreateAdd(k, m.i(127)), 23));
+}
+
+/// exp(x) for x in [-87, 0], where the result is a normal float: no clamps and one scaling
+/// (erf's tail, whose exponent is bounded by construction).
+llvm::Value* exp_normal_range(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* x) {
+  ExpParts e = exp_parts(b, m, x);
+  return m.mul(e.y, pow2(b, m, e.n));
+}
+
 }  // namespace
 
 llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
@@ -77,23 +110,12 @@ llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* underflow = m.lt(x, m.f(-104.0));
   llvm::Value* xc = m.select(m.gt(x, m.f(89.0)), m.f(89.0), x);
   xc = m.select(underflow, m.f(0.0), xc);
-  // n = round(x / ln 2) by adding and subtracting 1.5 * 2^23 (needs no rounding instruction).
-  llvm::Value* shift = m.f(12582912.0);
-  llvm::Value* n = m.sub(m.add(m.mul(xc, m.f(1.44269504088896341)), shift), shift);
-  // r = x - n ln 2 in two steps (Cody-Waite): 0.693359375 has few bits, n * it is exact.
-  llvm::Value* r = m.sub(xc, m.mul(n, m.f(0.693359375)));
-  r = m.sub(r, m.mul(n, m.f(-2.12194440e-4)));
-  // exp(r) on |r| <= ln(2) / 2 (Cephes expf).
-  llvm::Value* p = m.poly(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                              1.6666665459e-1, 5.0000001201e-1});
-  llvm::Value* y = m.add(m.add(m.mul(p, m.mul(r, r)), r), m.f(1.0));
+  ExpParts e = exp_parts(b, m, xc);
   // Multiply by 2^n as 2^(n/2) * 2^(n - n/2): each factor stays a normal float for
   // n in [-150, 128], so subnormal results and the overflow to +inf come out right.
-  llvm::Value* ni = b.CreateFPToSI(n, m.int_type());
-  llvm::Value* n1 = b.CreateAShr(ni, 1);
-  llvm::Value* n2 = b.CreateSub(ni, n1);
-  auto pow2 = [&](llvm::Value* k) { return m.as_float(b.CreateShl(b.CreateAdd(k, m.i(127)), 23)); };
-  llvm::Value* result = m.mul(m.mul(y, pow2(n1)), pow2(n2));
+  llvm::Value* n1 = b.CreateAShr(e.n, 1);
+  llvm::Value* n2 = b.CreateSub(e.n, n1);
+  llvm::Value* result = m.mul(m.mul(e.y, pow2(b, m, n1)), pow2(b, m, n2));
   return m.select(m.is_nan(x), x, m.select(underflow, m.f(0.0), result));
 }
 
@@ -155,13 +177,15 @@ llvm::Value* approx_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* p = m.poly(x2, {-0x1.3a1a82p-11, 0x1.473f48p-08, -0x1.b68bd2p-06, 0x1.ce1a46p-04,
                                -0x1.8126e0p-02, 0x1.06eba6p-03});
   llvm::Value* small = m.add(m.mul(p, x), x);
-  // Otherwise sign(x) (1 - exp(-(a + a Q(a)))), with a clamped to 4 (erf(4) rounds to 1).
+  // Otherwise sign(x) (1 - exp(-(a + a Q(a)))), with a clamped to 4 (erf(4) rounds to 1):
+  // a + a Q(a) lies in [0.9, 18.1], so exp needs neither clamps nor a two-step scaling.
   llvm::Value* ac = m.select(m.gt(a, m.f(4.0)), m.f(4.0), a);
   llvm::Value* q = m.poly(ac, {0x1.222900p-16, -0x1.91d2ccp-12, 0x1.fd1336p-9, -0x1.8d6300p-6,
                                0x1.b55cb0p-4, 0x1.450aa0p-1, 0x1.079d0cp-3});
   llvm::Value* t = m.add(m.mul(q, ac), ac);
-  llvm::Value* large = m.copysign(m.sub(m.f(1.0), approx_exp_f32(b, m.neg(t))), x);
-  return m.select(m.lt(a, m.f(0.921875)), small, large);
+  llvm::Value* large = m.copysign(m.sub(m.f(1.0), exp_normal_range(b, m, m.neg(t))), x);
+  // A NaN takes the first form, which passes it through.
+  return m.select(b.CreateFCmpOGE(a, m.f(0.921875)), large, small);
 }
 
 llvm::Value* emit_sigmoid(llvm::IRBuilderBase& b, llvm::Value* x,
