@@ -40,32 +40,6 @@ void fill_random(runtime::NDArray& array, std::mt19937& rng) {
   for (int64_t i = 0; i < array.size(); ++i) data[i] = uniform(rng);
 }
 
-/// Why `output` differs from `reference`, or "" when it matches within the tolerance.
-std::string compare(const runtime::NDArray& output, const runtime::NDArray& reference,
-                    const MeasureOptions& options, size_t index) {
-  if (reference.dtype() != runtime::DType::Float(32)) {
-    if (std::memcmp(output.data(), reference.data(), static_cast<size_t>(reference.nbytes())) == 0)
-      return "";
-    return "wrong result: output " + std::to_string(index) + " differs from the default schedule's";
-  }
-  const float* out = output.data_as<float>();
-  const float* ref = reference.data_as<float>();
-  double scale = 0;
-  for (int64_t i = 0; i < reference.size(); ++i)
-    if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-  for (int64_t i = 0; i < reference.size(); ++i) {
-    if (std::isnan(ref[i]) && std::isnan(out[i])) continue;
-    double diff = std::fabs(static_cast<double>(out[i]) - ref[i]);
-    if (!(diff <= options.rtol * std::fabs(static_cast<double>(ref[i])) + options.atol * scale)) {
-      std::ostringstream text;
-      text << "wrong result: output " << index << " element " << i << " is " << out[i]
-           << ", the default schedule gives " << ref[i];
-      return text.str();
-    }
-  }
-  return "";
-}
-
 /// Writes all of `text` to `fd` (the worker's report).
 void write_all(int fd, const std::string& text) {
   size_t done = 0;
@@ -187,6 +161,33 @@ void evict_from_caches(const void* data, size_t bytes) {
 #endif
 }
 
+std::string compare_outputs(const runtime::NDArray& output, const runtime::NDArray& reference,
+                            const MeasureOptions& options, size_t index) {
+  if (reference.dtype() != runtime::DType::Float(32)) {
+    if (std::memcmp(output.data(), reference.data(), static_cast<size_t>(reference.nbytes())) == 0)
+      return "";
+    return "wrong result: output " + std::to_string(index) + " differs from the default schedule's";
+  }
+  const float* out = output.data_as<float>();
+  const float* ref = reference.data_as<float>();
+  double scale = 0;
+  for (int64_t i = 0; i < reference.size(); ++i)
+    if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
+  for (int64_t i = 0; i < reference.size(); ++i) {
+    if (out[i] == ref[i] || (std::isnan(ref[i]) && std::isnan(out[i]))) continue;
+    double diff = std::fabs(static_cast<double>(out[i]) - ref[i]);
+    bool both_finite = std::isfinite(ref[i]) && std::isfinite(out[i]);
+    if (!both_finite ||
+        !(diff <= options.rtol * std::fabs(static_cast<double>(ref[i])) + options.atol * scale)) {
+      std::ostringstream text;
+      text << "wrong result: output " << index << " element " << i << " is " << out[i]
+           << ", the default schedule gives " << ref[i];
+      return text.str();
+    }
+  }
+  return "";
+}
+
 double MeasureResult::mean_cost() const {
   if (!ok() || costs.empty()) return std::numeric_limits<double>::infinity();
   double sum = 0;
@@ -249,7 +250,7 @@ MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector
       run(pointers);
       double first = seconds_since(start);
       for (size_t o = 0; o < reference_.size() && report.empty(); ++o)
-        report = compare(args_[k.num_inputs + o], reference_[o], options_, o);
+        report = compare_outputs(args_[k.num_inputs + o], reference_[o], options_, o);
       std::function<void()> baseline;
       if (index != kDefaultIndex && options_.relative_to_default)
         baseline = [&] { default_kernel_->run(pointers); };

@@ -74,6 +74,12 @@ std::vector<double> time_repeats(const std::function<void()>& run, double first_
 /// dc civac on AArch64).
 void evict_from_caches(const void* data, size_t bytes);
 
+/// Why `output` differs from `reference` (output number `index`), or "" when it matches:
+/// float elements within rtol of themselves plus atol of the reference's largest finite
+/// magnitude, equal infinities and NaN against NaN included; other types bit for bit.
+std::string compare_outputs(const runtime::NDArray& output, const runtime::NDArray& reference,
+                            const MeasureOptions& options, size_t index);
+
 class Measurer {
  public:
   /// Random inputs for `kernel` (its constant arguments keep their values), the outputs of

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <limits>
 #include <thread>
 
 #include "autotune/measure.h"
@@ -146,6 +147,30 @@ TEST(Measure, AWrongCandidateIsCaught) {
   EXPECT_EQ(results[0].error.rfind("wrong result: output 0 element", 0), 0u) << results[0].error;
   EXPECT_TRUE(results[0].costs.empty());
   EXPECT_TRUE(results[1].ok()) << results[1].error;
+}
+
+TEST(Measure, EqualInfinitiesMatchAndAnyOtherNonFiniteDifferenceIsWrong) {
+  // A causal mask's scores hold -inf; a candidate giving the same -inf is right, and a
+  // finite value, the opposite infinity or a NaN where the reference has -inf is wrong.
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float kNaN = std::numeric_limits<float>::quiet_NaN();
+  auto array_of = [](std::vector<float> values) {
+    runtime::NDArray array({static_cast<int64_t>(values.size())}, runtime::DType::Float(32));
+    std::copy(values.begin(), values.end(), array.data_as<float>());
+    return array;
+  };
+  MeasureOptions options;
+  runtime::NDArray reference = array_of({1.0f, -kInf, kInf, kNaN});
+  EXPECT_EQ(compare_outputs(array_of({1.0f, -kInf, kInf, kNaN}), reference, options, 0), "");
+  EXPECT_EQ(compare_outputs(array_of({1.0f + 1e-7f, -kInf, kInf, kNaN}), reference, options, 0),
+            "");
+  for (float wrong : {-1e30f, kInf, kNaN}) {
+    std::string error =
+        compare_outputs(array_of({1.0f, wrong, kInf, kNaN}), reference, options, 2);
+    EXPECT_EQ(error.rfind("wrong result: output 2 element 1 is", 0), 0u) << error;
+  }
+  EXPECT_NE(compare_outputs(array_of({kInf, -kInf, kInf, kNaN}), reference, options, 0), "");
+  EXPECT_NE(compare_outputs(array_of({1.0f, -kInf, kInf, 0.0f}), reference, options, 0), "");
 }
 
 TEST(Measure, CrashingAndHangingCandidatesFailAndMeasuringGoesOn) {
