@@ -268,13 +268,16 @@ Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, i
   return c;
 }
 
-/// The matmuls of BERT-base and a square one; the convolutions of ResNet-18 and the 3x3
+/// The matmuls of BERT-base, of the GPT decoder's second FFN layer and vocabulary projection
+/// and a square one; the convolutions of ResNet-18 and the 3x3
 /// stem of MobileNet, EfficientNet and MnasNet; grouped, depthwise and dilated convolutions
 /// of the model zoo (ResNeXt-50, RegNetY-400MF, EfficientNet-B0, LR-ASPP).
 std::vector<Case> all_cases() {
   return {matmul_case(1024, 1024, 1024),
           matmul_case(128, 768, 768),
           matmul_case(128, 3072, 768),
+          matmul_case(128, 512, 2048),
+          matmul_case(128, 16000, 512),
           conv2d_case(3, 224, 64, 7, 2, 3),
           conv2d_case(3, 224, 32, 3, 2, 1),
           conv2d_case(64, 56, 64, 3, 1, 1),

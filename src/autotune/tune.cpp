@@ -81,6 +81,9 @@ void start_task(TaskState& state, const RecordDatabase& db, const TuneOptions& o
   std::set<std::string> seen;
   for (const Record& r : db.records(task.key, task.target)) {
     if (r.point_json.empty()) continue;  // a measurement of the default schedule
+    // Points of the task's other space (its template, or its generated space) are that
+    // space's trials; they still set the best below.
+    if (r.template_name != task.template_name) continue;
     if (!seen.insert(r.point_json).second) continue;
     ++state.result.trials;
     if (!r.ok()) ++state.result.failed;

@@ -4,8 +4,9 @@
 // of each task is measured and recorded too (a record without a template point), so that
 // the best record of a task is never one slower than its default as measured.
 //
-// Resumable: the records a database already holds for a task count as its trials, feed
-// its tuner and set its best, so running again continues where a run stopped (or was
+// Resumable: the records a database already holds for a task count as its trials (those of
+// the space being searched: a task tuned with its template and then with its generated
+// space gets its trials in each), feed its tuner and set its best, so running again continues where a run stopped (or was
 // killed). The scheduler gives the next batch to the task whose expected gain in model
 // latency is largest: weight x best time x the relative improvement of its last batches
 // (a task not yet tried comes first), so trials go where the model gains most.
@@ -24,7 +25,7 @@ namespace tessel::autotune {
 
 struct TuneOptions {
   std::string tuner = "xgb";       ///< random, grid, ga or xgb
-  int trials = 200;                ///< trials per task (records already held count)
+  int trials = 200;                ///< trials per task and space (records already held count)
   double time_budget_seconds = 0;  ///< stop after this long (0: no limit)
   int batch = 16;                  ///< candidates per round
   uint64_t seed = 0;
@@ -51,7 +52,7 @@ struct CurvePoint {
 
 struct TaskResult {
   std::string key, name;
-  int trials = 0;           ///< template points measured, in this run and before
+  int trials = 0;           ///< points of the space measured, in this run and before
   int failed = 0;           ///< failed records among them
   double default_cost = 0;  ///< seconds per launch of the default schedule (0: unmeasured)
   double best_cost = 0;     ///< of the best record (0: none)

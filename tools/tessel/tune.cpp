@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -35,6 +36,25 @@ double parse_duration(const std::string& text) {
   if (number.empty() || scale < 0 || std::count(number.begin(), number.end(), '.') > 1)
     TESSEL_USER_ERROR("--time-budget: '", text, "' is not a duration like 10m, 90s or 1h");
   return std::stod(number) * scale;
+}
+
+/// "template", "auto", or both in the order to search them: "template,auto".
+std::vector<autotune::SearchKind> parse_searches(const std::string& text) {
+  std::vector<autotune::SearchKind> searches;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = std::min(text.find(',', begin), text.size());
+    std::string kind = text.substr(begin, end - begin);
+    if (kind != "template" && kind != "auto")
+      TESSEL_USER_ERROR("--search: '", kind, "' is not 'template' or 'auto' (in '", text, "')");
+    autotune::SearchKind search =
+        kind == "auto" ? autotune::SearchKind::Auto : autotune::SearchKind::Templates;
+    if (std::find(searches.begin(), searches.end(), search) != searches.end())
+      TESSEL_USER_ERROR("--search: '", kind, "' is named twice in '", text, "'");
+    searches.push_back(search);
+    begin = end + 1;
+  }
+  return searches;
 }
 
 void list_tasks(const autotune::TaskSet& set, const autotune::RecordDatabase* db) {
@@ -104,7 +124,8 @@ int run_tune(const std::vector<std::string>& args) {
   CompileFlags flags;
   autotune::TuneOptions options;
   bool list = false;
-  autotune::SearchKind search = autotune::SearchKind::Templates;
+  // Searched one after the other, each with an equal share of the time budget left.
+  std::vector<autotune::SearchKind> searches = {autotune::SearchKind::Templates};
   std::string weights;  // cold, warm, or "" for the model's size to decide
   std::string cost_model, train_path, evaluate_spec;  // cost_model "": the shipped one if any
   // Options that take their value as it is written.
@@ -130,10 +151,7 @@ int run_tune(const std::vector<std::string>& args) {
     } else if (flag == "--tuner") {
       options.tuner = value_of(args, i);
     } else if (flag == "--search") {
-      std::string kind = value_of(args, i);
-      if (kind != "template" && kind != "auto")
-        TESSEL_USER_ERROR("--search: '", kind, "' is not 'template' or 'auto'");
-      search = kind == "auto" ? autotune::SearchKind::Auto : autotune::SearchKind::Templates;
+      searches = parse_searches(value_of(args, i));
     } else if (flag == "--batch") {
       options.batch = std::max(1, parse_count(flag, value_of(args, i)));
     } else if (flag == "--seed") {
@@ -165,7 +183,7 @@ int run_tune(const std::vector<std::string>& args) {
   if ((input.empty() && !records_only) || (!list && flags.records.empty()))
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
-        "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto] "
+        "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto|template,auto] "
         "[--weights cold|warm] [--threads T] [--batch N] "
         "[--curves DIR] [--flush-cache] [--list-tasks] [--input-shape NAME=SHAPE]...; "
         "[--cost-model FILE|shipped|none]; "
@@ -212,40 +230,55 @@ int run_tune(const std::vector<std::string>& args) {
   // The templates size their tiles by the target's vector width, also when they schedule
   // candidates, after the compiler is done.
   compiler::TargetLanesScope lanes(compile.build.target);
-  autotune::TaskSet tasks = autotune::extract_tasks(
-      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile), compile, search);
+  std::shared_ptr<const graph::Graph> optimized =
+      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile);
   if (list) {
-    list_tasks(tasks, db.get());
+    list_tasks(autotune::extract_tasks(optimized, compile, searches.front()), db.get());
     return export_records();
   }
-  // A model whose weights exceed the caches finds them in memory at every kernel.
-  int64_t weight_bytes = 0;
-  for (const auto& value : tasks.graph->values())
-    if (value->constant) weight_bytes += value->constant->nbytes();
-  options.measure.cold_constants =
-      weights.empty() ? weight_bytes > kColdWeightBytes : weights == "cold";
   options.measure.threads = flags.options.num_threads;
   options.measure.target = compile.build.target;
   options.progress = &std::cerr;
   options.live = ::isatty(STDERR_FILENO);
-  size_t tunable = 0;
-  for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
-  std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
-            << (search == autotune::SearchKind::Auto ? " with a generated space"
-                                                     : " with a template")
-            << "; weights "
-            << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
-            << weight_bytes / (1 << 20) << " MiB)"
-            << "; tuner " << options.tuner
-            << (options.tuner == "xgb" && options.prior ? " (from a pre-trained cost model)" : "")
-            << ", " << options.trials << " trials per task, records in " << flags.records << "\n";
-  std::vector<autotune::TaskResult> results = autotune::tune_tasks(tasks, *db, options);
-  print_summary(results);
-  if (!curves.empty()) {
-    std::filesystem::create_directories(curves);
-    for (const autotune::TaskResult& r : results)
-      if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + ".svg");
-    std::cout << "tuning curves in " << curves << "/<task key>.svg\n";
+  auto start = std::chrono::steady_clock::now();
+  const double budget = options.time_budget_seconds;
+  for (size_t s = 0; s < searches.size(); ++s) {
+    autotune::TaskSet tasks = autotune::extract_tasks(optimized, compile, searches[s]);
+    // A model whose weights exceed the caches finds them in memory at every kernel.
+    int64_t weight_bytes = 0;
+    for (const auto& value : tasks.graph->values())
+      if (value->constant) weight_bytes += value->constant->nbytes();
+    options.measure.cold_constants =
+        weights.empty() ? weight_bytes > kColdWeightBytes : weights == "cold";
+    if (budget > 0) {
+      double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      options.time_budget_seconds =
+          std::max(1.0, (budget - spent) / static_cast<double>(searches.size() - s));
+    }
+    size_t tunable = 0;
+    for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
+    std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
+              << (searches[s] == autotune::SearchKind::Auto ? " with a generated space"
+                                                            : " with a template")
+              << "; weights "
+              << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
+              << weight_bytes / (1 << 20) << " MiB)"
+              << "; tuner " << options.tuner
+              << (options.tuner == "xgb" && options.prior ? " (from a pre-trained cost model)" : "")
+              << ", " << options.trials << " trials per task, records in " << flags.records;
+    if (budget > 0) std::cerr << ", " << static_cast<int>(options.time_budget_seconds) << " s";
+    std::cerr << "\n";
+    std::vector<autotune::TaskResult> search_results = autotune::tune_tasks(tasks, *db, options);
+    print_summary(search_results);
+    if (!curves.empty()) {
+      // One file per task and search: <task key>.svg, or <task key>-auto.svg after a
+      // template search of the same run.
+      std::string suffix = s > 0 ? "-auto" : "";
+      std::filesystem::create_directories(curves);
+      for (const autotune::TaskResult& r : search_results)
+        if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");
+      std::cout << "tuning curves in " << curves << "/<task key>" << suffix << ".svg\n";
+    }
   }
   return export_records();
 }

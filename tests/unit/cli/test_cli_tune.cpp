@@ -1,6 +1,7 @@
 // `tessel tune` and `tessel compile --records` on an ONNX backend case: tasks listed, trials
 // recorded, the tuned library computes the case's expected output, records exported and
-// imported, and a database that is not tessel's refused with a clear message.
+// imported, a template search followed by a generated one, and a database that is not
+// tessel's refused with a clear message.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -175,6 +176,37 @@ TEST_F(CliTune, GeneratedSpacesTuneAndTheLibraryComputesTheExpectedOutput) {
   EXPECT_NE(r.output.find("weights evicted before each run"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("4 trials, 0 failed"), std::string::npos) << r.output;
   expect_tuned_library_computes_the_case(path("auto.db"), "auto");
+}
+
+TEST_F(CliTune, TemplateThenGeneratedSpaceEachGetTheirTrials) {
+  CliResult r = tune(path("both.db"), "--search template,auto --curves " + path("both-curves"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The template's trials do not count against the generated space's: each search
+  // measures its 4 points, and the second summary ranks the task by the best of both.
+  size_t template_header = r.output.find("with a template");
+  size_t auto_header = r.output.find("with a generated space");
+  ASSERT_NE(template_header, std::string::npos) << r.output;
+  ASSERT_NE(auto_header, std::string::npos) << r.output;
+  EXPECT_LT(template_header, auto_header) << r.output;
+  size_t first = r.output.find("4 trials, 0 failed");
+  ASSERT_NE(first, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 trials, 0 failed", first + 1), std::string::npos) << r.output;
+  int curves = 0;
+  for (const auto& entry : fs::directory_iterator(path("both-curves"))) {
+    (void)entry;
+    ++curves;
+  }
+  EXPECT_EQ(curves, 2);
+  expect_tuned_library_computes_the_case(path("both.db"), "both");
+
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --search auto,auto");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--search: 'auto' is named twice in 'auto,auto'"), std::string::npos)
+      << r.output;
+  r = run_cli("tune " + model() + " --records " + path("x.db") + " --search template,fast");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--search: 'fast' is not 'template' or 'auto'"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace
