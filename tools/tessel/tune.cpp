@@ -251,7 +251,8 @@ int run_tune(const std::vector<std::string>& args) {
     options.measure.cold_constants =
         weights.empty() ? weight_bytes > kColdWeightBytes : weights == "cold";
     if (budget > 0) {
-      double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       options.time_budget_seconds =
           std::max(1.0, (budget - spent) / static_cast<double>(searches.size() - s));
     }
@@ -271,9 +272,11 @@ int run_tune(const std::vector<std::string>& args) {
     std::vector<autotune::TaskResult> search_results = autotune::tune_tasks(tasks, *db, options);
     print_summary(search_results);
     if (!curves.empty()) {
-      // One file per task and search: <task key>.svg, or <task key>-auto.svg after a
-      // template search of the same run.
-      std::string suffix = s > 0 ? "-auto" : "";
+      // One file per task and search: <task key>.svg for the first search of the run,
+      // <task key>-auto.svg or -template.svg for the second.
+      std::string suffix = s == 0                                      ? ""
+                           : searches[s] == autotune::SearchKind::Auto ? "-auto"
+                                                                       : "-template";
       std::filesystem::create_directories(curves);
       for (const autotune::TaskResult& r : search_results)
         if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");

@@ -165,8 +165,7 @@ TEST(Measure, EqualInfinitiesMatchAndAnyOtherNonFiniteDifferenceIsWrong) {
   EXPECT_EQ(compare_outputs(array_of({1.0f + 1e-7f, -kInf, kInf, kNaN}), reference, options, 0),
             "");
   for (float wrong : {-1e30f, kInf, kNaN}) {
-    std::string error =
-        compare_outputs(array_of({1.0f, wrong, kInf, kNaN}), reference, options, 2);
+    std::string error = compare_outputs(array_of({1.0f, wrong, kInf, kNaN}), reference, options, 2);
     EXPECT_EQ(error.rfind("wrong result: output 2 element 1 is", 0), 0u) << error;
   }
   EXPECT_NE(compare_outputs(array_of({kInf, -kInf, kInf, kNaN}), reference, options, 0), "");

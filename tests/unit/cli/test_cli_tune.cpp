@@ -198,6 +198,12 @@ TEST_F(CliTune, TemplateThenGeneratedSpaceEachGetTheirTrials) {
   }
   EXPECT_EQ(curves, 2);
   expect_tuned_library_computes_the_case(path("both.db"), "both");
+  // The other order names the second search's curves after it.
+  r = tune(path("reversed.db"), "--search auto,template --curves " + path("reversed-curves"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LT(r.output.find("with a generated space"), r.output.find("with a template")) << r.output;
+  EXPECT_NE(r.output.find("reversed-curves/<task key>-template.svg"), std::string::npos)
+      << r.output;
 
   r = run_cli("tune " + model() + " --records " + path("x.db") + " --search auto,auto");
   EXPECT_EQ(r.exit_code, 1);
