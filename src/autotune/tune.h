@@ -6,10 +6,11 @@
 //
 // Resumable: the records a database already holds for a task count as its trials (those of
 // the space being searched: a task tuned with its template and then with its generated
-// space gets its trials in each), feed its tuner and set its best, so running again continues where a run stopped (or was
-// killed). The scheduler gives the next batch to the task whose expected gain in model
-// latency is largest: weight x best time x the relative improvement of its last batches
-// (a task not yet tried comes first), so trials go where the model gains most.
+// space gets its trials in each), feed its tuner and set its best, so running again
+// continues where a run stopped (or was killed). The scheduler gives the next batch to the
+// task whose expected gain in model latency is largest: weight x best time x the relative
+// improvement of its last batches (a task not yet tried comes first), so trials go where
+// the model gains most.
 #pragma once
 
 #include <iosfwd>

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "frontend/onnx_importer.h"
 #include "unit/cli/cli_test_util.h"
@@ -191,12 +192,8 @@ TEST_F(CliTune, TemplateThenGeneratedSpaceEachGetTheirTrials) {
   size_t first = r.output.find("4 trials, 0 failed");
   ASSERT_NE(first, std::string::npos) << r.output;
   EXPECT_NE(r.output.find("4 trials, 0 failed", first + 1), std::string::npos) << r.output;
-  int curves = 0;
-  for (const auto& entry : fs::directory_iterator(path("both-curves"))) {
-    (void)entry;
-    ++curves;
-  }
-  EXPECT_EQ(curves, 2);
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("both-curves")), fs::directory_iterator{}),
+            2);
   expect_tuned_library_computes_the_case(path("both.db"), "both");
   // The other order names the second search's curves after it.
   r = tune(path("reversed.db"), "--search auto,template --curves " + path("reversed-curves"));
