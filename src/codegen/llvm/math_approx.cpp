@@ -91,13 +91,6 @@ llvm::Value* pow2(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* k) {
   return m.as_float(b.CreateShl(b.CreateAdd(k, m.i(127)), 23));
 }
 
-/// exp(x) for x in [-87, 0], where the result is a normal float: no clamps and one scaling
-/// (erf's tail, whose exponent is bounded by construction).
-llvm::Value* exp_normal_range(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* x) {
-  ExpParts e = exp_parts(b, m, x);
-  return m.mul(e.y, pow2(b, m, e.n));
-}
-
 }  // namespace
 
 llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
@@ -171,21 +164,20 @@ llvm::Value* approx_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
 
 llvm::Value* approx_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   FloatMath m(b, x);
-  llvm::Value* a = m.abs(x);
-  // |x| < 0.921875: x + x P(x^2) (minimax coefficients of ARM optimized-routines erff).
-  llvm::Value* x2 = m.mul(x, x);
-  llvm::Value* p = m.poly(x2, {-0x1.3a1a82p-11, 0x1.473f48p-08, -0x1.b68bd2p-06, 0x1.ce1a46p-04,
-                               -0x1.8126e0p-02, 0x1.06eba6p-03});
-  llvm::Value* small = m.add(m.mul(p, x), x);
-  // Otherwise sign(x) (1 - exp(-(a + a Q(a)))), with a clamped to 4 (erf(4) rounds to 1):
-  // a + a Q(a) lies in [0.9, 18.1], so exp needs neither clamps nor a two-step scaling.
-  llvm::Value* ac = m.select(m.gt(a, m.f(4.0)), m.f(4.0), a);
-  llvm::Value* q = m.poly(ac, {0x1.222900p-16, -0x1.91d2ccp-12, 0x1.fd1336p-9, -0x1.8d6300p-6,
-                               0x1.b55cb0p-4, 0x1.450aa0p-1, 0x1.079d0cp-3});
-  llvm::Value* t = m.add(m.mul(q, ac), ac);
-  llvm::Value* large = m.copysign(m.sub(m.f(1.0), exp_normal_range(b, m, m.neg(t))), x);
-  // A NaN takes the first form, which passes it through.
-  return m.select(b.CreateFCmpOGE(a, m.f(0.921875)), large, small);
+  // erf(4) rounds to 1 in float32: clamp to [-4, 4] (NaN compares false and passes).
+  llvm::Value* z = m.select(m.gt(x, m.f(4.0)), m.f(4.0), x);
+  z = m.select(m.lt(z, m.f(-4.0)), m.f(-4.0), z);
+  // z P(z^2) / Q(z^2): a minimax rational fit on [0, 4], degrees 5 and 5 in z^2
+  // (scripts/fit-erf.py prints these coefficients).
+  llvm::Value* t = m.mul(z, z);
+  llvm::Value* p = m.poly(t, {0x1.0912a2p-19, 0x1.2e05fap-12, 0x1.06597ap-8, 0x1.b5fe2p-5,
+                              0x1.91e49ap-3, 0x1.20dd72p+0});
+  llvm::Value* q = m.poly(t, {0x1.3a6b12p-15, 0x1.3ed48p-10, 0x1.fa0c98p-7, 0x1.dd1124p-4,
+                              0x1.03b528p-1, 1.0});
+  llvm::Value* r = m.div(m.mul(z, p), q);
+  // The rounding of the evaluation may step a few ulps past 1.
+  r = m.select(m.gt(r, m.f(1.0)), m.f(1.0), r);
+  return m.select(m.lt(r, m.f(-1.0)), m.f(-1.0), r);
 }
 
 llvm::Value* emit_sigmoid(llvm::IRBuilderBase& b, llvm::Value* x,
