@@ -154,9 +154,9 @@ llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Va
       if (!f64) return approx_erf_f32(builder_, x);
       break;
     case Intrinsic::sigmoid:
+      if (!f64) return approx_sigmoid_f32(builder_, x);
       return emit_sigmoid(builder_, x, [&](llvm::Value* v) {
-        return f64 ? builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v)
-                   : approx_exp_f32(builder_, v);
+        return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v);
       });
     default:
       break;

