@@ -96,16 +96,17 @@ llvm::Value* pow2(llvm::IRBuilderBase& b, FloatMath& m, llvm::Value* k) {
 llvm::Value* approx_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x) {
   FloatMath m(b, x);
   // Clamp so that the scale factors below stay finite; beyond the clamp the result has
-  // already overflowed to +inf. Below -104 it rounds to 0, which is returned directly:
-  // those lanes (a softmax's masked positions: -inf or -1e9) compute exp(0) instead,
-  // since a product underflowing to 0 costs x86 a microcode assist of about a hundred
-  // cycles per instruction. A NaN passes through (compares false).
-  llvm::Value* underflow = m.lt(x, m.f(-104.0));
+  // already overflowed to +inf. Below ln(FLT_MIN) the result would be subnormal: 0 is
+  // returned directly and those lanes (a softmax's masked positions: -inf, -1e9, or
+  // Swin's -100) compute exp(0) instead, since a product with a subnormal or underflowing
+  // result costs x86 a microcode assist of about a hundred cycles per instruction. A NaN
+  // passes through (compares false).
+  llvm::Value* underflow = m.lt(x, m.f(-87.3365448));
   llvm::Value* xc = m.select(m.gt(x, m.f(89.0)), m.f(89.0), x);
   xc = m.select(underflow, m.f(0.0), xc);
   ExpParts e = exp_parts(b, m, xc);
   // Multiply by 2^n as 2^(n/2) * 2^(n - n/2): each factor stays a normal float for
-  // n in [-150, 128], so subnormal results and the overflow to +inf come out right.
+  // n in [-126, 128], so the overflow to +inf comes out right.
   llvm::Value* n1 = b.CreateAShr(e.n, 1);
   llvm::Value* n2 = b.CreateSub(e.n, n1);
   llvm::Value* result = m.mul(m.mul(e.y, pow2(b, m, n1)), pow2(b, m, n2));

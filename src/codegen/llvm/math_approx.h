@@ -6,8 +6,8 @@
 // sweeps (tests/unit/codegen/test_intrinsics.cpp): maximum relative error where the result
 // is a normal float, measured with FMA contraction on x86-64 (the tests allow 4e-7 for exp
 // and log, 5e-7 for the others; 1 ulp of float32 is 6e-8 to 1.2e-7 relative):
-//   exp      8.1e-8 on [-110, 95]; 0 below about -103.97 (and for -inf), +inf above about
-//            88.72; subnormal results within one subnormal ulp; NaN -> NaN.
+//   exp      8.1e-8 on [-110, 95]; results below the normal range (x < -87.34, and
+//            -inf) flush to 0; +inf above about 88.72; NaN -> NaN.
 //   log      7.7e-8 for positive normal and subnormal inputs; log(+-0) = -inf,
 //            log(+inf) = +inf, negative or NaN -> NaN.
 //   tanh     1.2e-7; +-inf -> +-1; NaN -> NaN.
