@@ -106,6 +106,9 @@ int TensorTable::add(const std::string& name, const graph::TensorType& type,
 
 int TensorTable::add_weight(const std::string& name, const graph::TensorType& type,
                             std::shared_ptr<const runtime::NDArray> data) {
+  if (type.dtype.is_string())
+    TESSEL_USER_ERROR("the string constant '", name, "' reaches a step of the compiled model; ",
+                      "string constants are supported where they fold away at compile time");
   int id = add(name, type, runtime::Storage::Weight);
   auto placed = weight_offsets_.find(data.get());
   if (placed == weight_offsets_.end()) {
@@ -197,12 +200,6 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
 }
 
 void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Graph& graph) {
-  for (const auto& reader : graph.nodes())
-    for (const graph::Value* in : reader->inputs)
-      if (in && std::find(node.outputs.begin(), node.outputs.end(), in) != node.outputs.end())
-        TESSEL_USER_ERROR(reader->describe(), " reads '", in->name, "', whose extent ",
-                          node.describe(), " finds at run time; tessel compiles its kernels for "
-                          "fixed shapes, so only a model output may take such a value");
   std::vector<runtime::DType> dtypes;
   std::vector<std::vector<int64_t>> shapes;
   runtime::PlanStep step;
@@ -217,9 +214,19 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
   const ops::DataDependentStep& how = *found;
   runtime::DataDependentOutputs outputs =
       runtime::data_dependent_outputs(how.kind, how.params, dtypes, shapes);
+  for (size_t k = 0; k < outputs.dtypes.size() && k < node.outputs.size(); ++k) {
+    if (outputs.dynamic_dims[k] < 0 || !node.outputs[k]) continue;
+    for (const auto& reader : graph.nodes())
+      for (const graph::Value* in : reader->inputs)
+        if (in == node.outputs[k])
+          TESSEL_USER_ERROR(reader->describe(), " reads '", in->name, "', whose extent ",
+                            node.describe(),
+                            " finds at run time; tessel compiles its kernels "
+                            "for fixed shapes, so only a model output may take such a value");
+  }
   for (size_t k = 0; k < outputs.dtypes.size(); ++k) {
-    graph::TensorType type = graph::TensorType::of(graph::to_data_type(outputs.dtypes[k]),
-                                                   outputs.capacities[k]);
+    graph::TensorType type =
+        graph::TensorType::of(graph::to_data_type(outputs.dtypes[k]), outputs.capacities[k]);
     const graph::Value* out = k < node.outputs.size() ? node.outputs[k] : nullptr;
     int id = out ? table_.of(*out) : table_.arena("unused output", type);
     model_.plan.tensors[static_cast<size_t>(id)].dynamic_dim = outputs.dynamic_dims[k];
@@ -227,6 +234,7 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
   }
   step.kind = how.kind;
   step.params = how.params;
+  step.strings = how.strings;
   step.label = node.op_type;
   add_step(std::move(step));
 }

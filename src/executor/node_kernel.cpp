@@ -48,6 +48,16 @@ std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
                "' must be known at compile time (a constant, or computed from constants and "
                "shapes)");
   std::vector<graph::TensorType> types = ctx.def().infer(ctx);
+  // Kernels hold numbers: string values go through the runtime's string steps only.
+  if (ctx.def().compute && !runtime_step) {
+    bool strings = false;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i)
+      strings |= ctx.has_input(i) && ctx.input_type(i).dtype.is_string();
+    for (const graph::TensorType& type : types) strings |= type.dtype.is_string();
+    if (strings)
+      ctx.fail("string tensors are not supported by " + node.op_type +
+               "; tessel reads and writes strings in StringNormalizer, Cast and CastLike");
+  }
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (k >= types.size()) {
       if (node.outputs[k]) ctx.fail("output " + std::to_string(k) + " is not supported");
@@ -56,8 +66,7 @@ std::vector<graph::TensorType> infer_outputs(const ops::OpContext& ctx) {
     if (!types[k].has_static_shape())
       TESSEL_INTERNAL_ERROR(node.describe(), ": inferred output ", k, " type ",
                             types[k].to_string(), " is not static");
-    graph::checked_num_elements(types[k].shape(),
-                                node.describe() + " output " + std::to_string(k));
+    graph::checked_num_elements(types[k].shape(), node.describe() + " output " + std::to_string(k));
   }
   return types;
 }
@@ -70,9 +79,15 @@ std::string node_signature(const graph::Node& node) {
   for (const auto& [name, a] : node.attributes) {
     text << name << "=" << static_cast<int>(a.kind) << ":";
     switch (a.kind) {
-      case graph::AttrKind::Int: text << a.i; break;
-      case graph::AttrKind::Float: text << a.f; break;
-      case graph::AttrKind::String: text << a.s.size() << ":" << a.s; break;
+      case graph::AttrKind::Int:
+        text << a.i;
+        break;
+      case graph::AttrKind::Float:
+        text << a.f;
+        break;
+      case graph::AttrKind::String:
+        text << a.s.size() << ":" << a.s;
+        break;
       case graph::AttrKind::Ints:
         for (int64_t v : a.ints) text << v << ",";
         break;
@@ -153,16 +168,16 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   std::vector<te::Tensor> placeholders(node.inputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i)
     if (ctx.has_input(i))
-      placeholders[i] = te::placeholder(ops::shape_exprs(ctx.input_shape(i)),
-                                        input_types[i].dtype, "in" + std::to_string(i));
+      placeholders[i] = te::placeholder(ops::shape_exprs(ctx.input_shape(i)), input_types[i].dtype,
+                                        "in" + std::to_string(i));
   if (!def.compute)
     TESSEL_USER_ERROR(node.describe(), ": ", node.op_type, " has no kernel of its own: the ",
                       "compiler's graph rewrites replace it (run it through the compiler, not "
                       "node by node)");
   std::vector<te::Tensor> outputs = def.compute(ctx, placeholders);
   TESSEL_ICHECK(outputs.size() <= result.output_types.size() && !outputs.empty(), node.describe(),
-                ": compute returned ", outputs.size(), " tensors for ",
-                result.output_types.size(), " inferred outputs");
+                ": compute returned ", outputs.size(), " tensors for ", result.output_types.size(),
+                " inferred outputs");
   // The kernel takes the inputs its compute reads (value inputs are baked in), then outputs.
   schedule::Schedule schedule(outputs);
   std::vector<te::Tensor> args;
@@ -174,10 +189,10 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   bool any_elements = false;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const graph::TensorType& expected = result.output_types[k];
-    TESSEL_ICHECK(outputs[k].dtype() == expected.dtype &&
-                      ops::static_shape(outputs[k]) == expected.shape(),
-                  node.describe(), ": compute output ", k, " is ", outputs[k].dtype().to_string(),
-                  " with another shape than the inferred ", expected.to_string());
+    TESSEL_ICHECK(
+        outputs[k].dtype() == expected.dtype && ops::static_shape(outputs[k]) == expected.shape(),
+        node.describe(), ": compute output ", k, " is ", outputs[k].dtype().to_string(),
+        " with another shape than the inferred ", expected.to_string());
     if (k < node.outputs.size() && node.outputs[k] && expected.num_elements() > 0)
       any_elements = true;
     args.push_back(outputs[k]);
@@ -189,8 +204,8 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   else
     ops::schedule_generic(schedule, outputs);
   try {
-    result.kernel = std::make_shared<driver::Kernel>(
-        driver::build(schedule, args, kernel_name(node), options));
+    result.kernel =
+        std::make_shared<driver::Kernel>(driver::build(schedule, args, kernel_name(node), options));
   } catch (const CompileError& e) {
     ctx.fail(std::string("kernel build failed: ") + e.what());
   }
@@ -209,8 +224,9 @@ std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& nod
   return def.data_dependent(ops::OpContext(node, def, std::move(types), std::move(values)));
 }
 
-std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,
-                                                 const std::vector<const runtime::NDArray*>& inputs) {
+std::vector<runtime::NDArray> run_data_dependent(
+    const graph::Node& node, const NodeKernel& compiled,
+    const std::vector<const runtime::NDArray*>& inputs) {
   std::vector<runtime::ConstView> views;
   for (const runtime::NDArray* in : inputs)
     if (in) views.push_back({in->data(), in->dtype(), in->shape()});
@@ -221,17 +237,23 @@ std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const 
     buffers.push_back(largest.back().data());
   }
   std::vector<std::vector<int64_t>> shapes;
+  runtime::StringStore strings;
+  const ops::DataDependentStep& step = *compiled.data_dependent;
   try {
-    shapes = runtime::run_data_dependent(compiled.data_dependent->kind,
-                                         compiled.data_dependent->params, views, buffers);
+    shapes =
+        runtime::run_data_dependent(step.kind, step.params, step.strings, views, buffers, strings);
   } catch (const runtime::Error& e) {
     TESSEL_USER_ERROR(node.describe(), ": ", e.what());
   }
   // Each output was written compactly at its actual shape: its first bytes.
   std::vector<runtime::NDArray> outputs;
   for (size_t k = 0; k < largest.size() && k < node.outputs.size(); ++k) {
-    outputs.emplace_back(shapes[k], largest[k].dtype());
-    std::memcpy(outputs.back().data(), largest[k].data(), static_cast<size_t>(outputs.back().nbytes()));
+    runtime::NDArray& out = outputs.emplace_back(shapes[k], largest[k].dtype());
+    if (out.dtype().is_string())  // the array keeps its own copy of the text
+      for (int64_t e = 0; e < out.size(); ++e)
+        out.set_string(e, runtime::string_element(largest[k].data(), e));
+    else
+      std::memcpy(out.data(), largest[k].data(), static_cast<size_t>(out.nbytes()));
   }
   return outputs;
 }

@@ -1,7 +1,7 @@
 // TensorProto <-> NDArray. ONNX stores tensor data in one of three places: raw_data (bytes,
 // little-endian), a typed repeated field chosen by the element type (int32_data also carries
 // the 8- and 16-bit types, bool and the bits of float16 / bfloat16; uint64_data carries
-// uint32 and uint64), or an external file.
+// uint32 and uint64; string_data the strings), or an external file.
 #include "frontend/onnx_tensor.h"
 
 #include <bit>
@@ -10,6 +10,7 @@
 #include "frontend/onnx_external_data.h"
 #include "frontend/onnx_types.h"
 #include "graph/tensor_type.h"
+#include "runtime/error.h"
 #include "support/error.h"
 
 namespace tessel::frontend {
@@ -84,12 +85,33 @@ void normalize_bools(NDArray& array) {
   for (int64_t k = 0; k < array.nbytes(); ++k) bytes[k] = bytes[k] != 0;
 }
 
+/// A string tensor, from string_data (the only place ONNX keeps strings).
+NDArray from_string_data(const onnx::TensorProto& proto, const std::vector<int64_t>& shape,
+                         int64_t count, const std::string& what) {
+  if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || proto.has_raw_data())
+    TESSEL_USER_ERROR(what, ": a string tensor keeps its data in string_data, not in ",
+                      proto.has_raw_data() ? "raw_data" : "an external file");
+  if (proto.string_data_size() != count)
+    TESSEL_USER_ERROR(what, ": string_data has ", proto.string_data_size(), " values, expected ",
+                      count, " for ", type_text(runtime::DType::String(), shape));
+  NDArray array(shape, runtime::DType::String());
+  for (int64_t k = 0; k < count; ++k) {
+    try {
+      array.set_string(k, proto.string_data(static_cast<int>(k)));
+    } catch (const runtime::Error& e) {
+      TESSEL_USER_ERROR(what, ": string ", k, ": ", e.what());
+    }
+  }
+  return array;
+}
+
 NDArray read_tensor_data(const onnx::TensorProto& proto, const std::string& what,
                          const std::string& external_data_dir) {
   runtime::DType dtype = dtype_from_onnx(proto.data_type(), what);
   if (proto.has_segment()) TESSEL_USER_ERROR(what, ": segmented tensors are not supported");
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   int64_t count = graph::checked_num_elements(shape, what);
+  if (dtype.is_string()) return from_string_data(proto, shape, count, what);
   int64_t nbytes = count * dtype.bytes();  // <= 2^37: cannot overflow
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     ExternalDataRange range = locate_external_data(proto, what, external_data_dir, nbytes);
@@ -123,6 +145,11 @@ onnx::TensorProto tensor_to_onnx(const NDArray& array) {
   onnx::TensorProto proto;
   for (int64_t extent : array.shape()) proto.add_dims(extent);
   proto.set_data_type(dtype_to_onnx(array.dtype()));
+  if (array.dtype().is_string()) {
+    for (int64_t k = 0; k < array.size(); ++k)
+      proto.add_string_data(std::string(array.string_at(k)));
+    return proto;
+  }
   proto.set_raw_data(static_cast<const char*>(array.data()), static_cast<size_t>(array.nbytes()));
   return proto;
 }

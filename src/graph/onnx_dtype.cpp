@@ -11,11 +11,11 @@ using ir::DataType;
 
 /// ONNX data-type code -> element type, for every code tessel supports.
 constexpr std::pair<int64_t, DataType> kOnnxTypes[] = {
-    {1, DataType::Float(32)},  {2, DataType::UInt(8)},   {3, DataType::Int(8)},
-    {4, DataType::UInt(16)},   {5, DataType::Int(16)},   {6, DataType::Int(32)},
-    {7, DataType::Int(64)},    {9, DataType::Bool()},    {10, DataType::Float(16)},
-    {11, DataType::Float(64)}, {12, DataType::UInt(32)}, {13, DataType::UInt(64)},
-    {16, DataType::BFloat(16)},
+    {1, DataType::Float(32)},  {2, DataType::UInt(8)},     {3, DataType::Int(8)},
+    {4, DataType::UInt(16)},   {5, DataType::Int(16)},     {6, DataType::Int(32)},
+    {7, DataType::Int(64)},    {8, DataType::String()},    {9, DataType::Bool()},
+    {10, DataType::Float(16)}, {11, DataType::Float(64)},  {12, DataType::UInt(32)},
+    {13, DataType::UInt(64)},  {16, DataType::BFloat(16)},
 };
 
 }  // namespace

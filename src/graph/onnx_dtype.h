@@ -11,7 +11,7 @@
 namespace tessel::graph {
 
 /// The element type of ONNX data-type `code`; nullopt for codes tessel has no element type
-/// for (undefined, string, complex, unknown codes).
+/// for (undefined, complex, unknown codes).
 std::optional<ir::DataType> data_type_from_onnx_code(int64_t code);
 
 /// The ONNX data-type code of `dtype`; nullopt when ONNX has no equivalent.

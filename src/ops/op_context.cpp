@@ -16,10 +16,10 @@ OpContext::OpContext(const graph::Node& node, const OpDef& def,
       input_types_(std::move(input_types)),
       input_values_(std::move(input_values)),
       body_typer_(body_typer) {
-  TESSEL_ICHECK(input_types_.size() == node.inputs.size() &&
-                    input_values_.size() == node.inputs.size(),
-                "OpContext for ", node.describe(), ": ", input_types_.size(), " types and ",
-                input_values_.size(), " values for ", node.inputs.size(), " inputs");
+  TESSEL_ICHECK(
+      input_types_.size() == node.inputs.size() && input_values_.size() == node.inputs.size(),
+      "OpContext for ", node.describe(), ": ", input_types_.size(), " types and ",
+      input_values_.size(), " values for ", node.inputs.size(), " inputs");
 }
 
 bool OpContext::has_input(size_t i) const {
@@ -52,15 +52,24 @@ std::vector<T> convert_values(const runtime::NDArray& array) {
     double v = 0;
     switch (dtype.code) {
       case runtime::DTypeCode::Float:
-        if (dtype.bits == 32) v = static_cast<const float*>(data)[k];
-        else if (dtype.bits == 64) v = static_cast<const double*>(data)[k];
-        else TESSEL_USER_ERROR("cannot read a ", dtype.to_string(), " value at compile time");
+        if (dtype.bits == 32)
+          v = static_cast<const float*>(data)[k];
+        else if (dtype.bits == 64)
+          v = static_cast<const double*>(data)[k];
+        else
+          TESSEL_USER_ERROR("cannot read a ", dtype.to_string(), " value at compile time");
         break;
       case runtime::DTypeCode::Int:
         switch (dtype.bits) {
-          case 8: v = static_cast<const int8_t*>(data)[k]; break;
-          case 16: v = static_cast<const int16_t*>(data)[k]; break;
-          case 32: v = static_cast<const int32_t*>(data)[k]; break;
+          case 8:
+            v = static_cast<const int8_t*>(data)[k];
+            break;
+          case 16:
+            v = static_cast<const int16_t*>(data)[k];
+            break;
+          case 32:
+            v = static_cast<const int32_t*>(data)[k];
+            break;
           default: {
             int64_t x = static_cast<const int64_t*>(data)[k];
             if constexpr (std::is_integral_v<T>) {
@@ -74,14 +83,22 @@ std::vector<T> convert_values(const runtime::NDArray& array) {
       case runtime::DTypeCode::UInt:
         switch (dtype.bits) {
           case 1:
-          case 8: v = static_cast<const uint8_t*>(data)[k]; break;
-          case 16: v = static_cast<const uint16_t*>(data)[k]; break;
-          case 32: v = static_cast<const uint32_t*>(data)[k]; break;
-          default: v = static_cast<double>(static_cast<const uint64_t*>(data)[k]);
+          case 8:
+            v = static_cast<const uint8_t*>(data)[k];
+            break;
+          case 16:
+            v = static_cast<const uint16_t*>(data)[k];
+            break;
+          case 32:
+            v = static_cast<const uint32_t*>(data)[k];
+            break;
+          default:
+            v = static_cast<double>(static_cast<const uint64_t*>(data)[k]);
         }
         break;
       case runtime::DTypeCode::BFloat:
-        TESSEL_USER_ERROR("cannot read a bfloat16 value at compile time");
+      case runtime::DTypeCode::String:
+        TESSEL_USER_ERROR("cannot read a ", dtype.to_string(), " value at compile time");
     }
     if constexpr (std::is_integral_v<T>) {
       if (!std::isfinite(v)) TESSEL_USER_ERROR("value ", v, " is not a finite integer");
@@ -127,8 +144,8 @@ const graph::Attribute& OpContext::attr(const std::string& name, graph::AttrKind
     fail("attribute '" + name + "' is required but not given");
   }
   if (found->kind != kind)
-    fail("attribute '" + name + "' must be of type " + graph::attr_kind_name(kind) +
-         ", found " + graph::attr_kind_name(found->kind));
+    fail("attribute '" + name + "' must be of type " + graph::attr_kind_name(kind) + ", found " +
+         graph::attr_kind_name(found->kind));
   return *found;
 }
 
@@ -146,6 +163,9 @@ std::vector<int64_t> OpContext::attr_ints(const std::string& name) const {
 }
 std::vector<double> OpContext::attr_floats(const std::string& name) const {
   return attr(name, graph::AttrKind::Floats).floats;
+}
+std::vector<std::string> OpContext::attr_strings(const std::string& name) const {
+  return attr(name, graph::AttrKind::Strings).strings;
 }
 const runtime::NDArray& OpContext::attr_tensor(const std::string& name) const {
   const graph::Attribute& a = attr(name, graph::AttrKind::Tensor);

@@ -60,6 +60,7 @@ class OpContext {
   std::string attr_string(const std::string& name) const;
   std::vector<int64_t> attr_ints(const std::string& name) const;
   std::vector<double> attr_floats(const std::string& name) const;
+  std::vector<std::string> attr_strings(const std::string& name) const;
   const runtime::NDArray& attr_tensor(const std::string& name) const;
   /// The body in graph attribute `name` (required).
   const graph::Graph& attr_graph(const std::string& name) const;

@@ -62,6 +62,7 @@ using FoldFn = std::function<std::vector<runtime::NDArray>(const OpContext&)>;
 struct DataDependentStep {
   runtime::StepKind kind = runtime::StepKind::NonZero;
   std::vector<int64_t> params;
+  std::vector<std::string> strings = {};
 };
 /// The step of a node, or nothing where the values known at compile time fix its output
 /// extents (Compress of a constant condition) and its `compute` runs it.

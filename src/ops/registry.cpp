@@ -7,12 +7,18 @@ namespace tessel::ops {
 
 const char* pattern_name(PatternKind kind) {
   switch (kind) {
-    case PatternKind::Elementwise: return "elementwise";
-    case PatternKind::Broadcast: return "broadcast";
-    case PatternKind::Injective: return "injective";
-    case PatternKind::Reduction: return "reduction";
-    case PatternKind::OutFusable: return "out-fusable";
-    case PatternKind::Opaque: return "opaque";
+    case PatternKind::Elementwise:
+      return "elementwise";
+    case PatternKind::Broadcast:
+      return "broadcast";
+    case PatternKind::Injective:
+      return "injective";
+    case PatternKind::Reduction:
+      return "reduction";
+    case PatternKind::OutFusable:
+      return "out-fusable";
+    case PatternKind::Opaque:
+      return "opaque";
   }
   return "?";
 }
@@ -28,6 +34,7 @@ const OpRegistry& OpRegistry::global() {
     register_control_flow_ops(r);
     register_sequence_ops(r);
     register_signal_ops(r);
+    register_text_ops(r);
     register_training_ops(r);
     return r;
   }();

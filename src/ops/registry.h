@@ -38,6 +38,7 @@ void register_index_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_sequence_ops(OpRegistry& registry);
 void register_signal_ops(OpRegistry& registry);
+void register_text_ops(OpRegistry& registry);
 /// Optimizer steps of domain ai.onnx.preview.training.
 void register_training_ops(OpRegistry& registry);
 

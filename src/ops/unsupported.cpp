@@ -13,12 +13,9 @@ std::string unsupported_reason(const std::string& op_type) {
     };
     add({"StringSplit"},
         "its output shape depends on input values, and kernels are compiled for static shapes");
-    add({"StringNormalizer", "RegexFullMatch"},
-        "text operators work on strings, which tessel does not support");
-    add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
-         "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Optional",
-         "OptionalGetElement", "OptionalHasElement", "SequenceMap"},
-        "sequence and optional values are not supported");
+    add({"RegexFullMatch"},
+        "tessel's string tensors serve StringNormalizer, Cast and CastLike; it has no regular "
+        "expressions");
     return r;
   }();
   auto it = reasons.find(op_type);

@@ -1,5 +1,5 @@
-// NonZero, Unique, NonMaxSuppression, Compress and TopK on host memory (see
-// data_dependent.h).
+// NonZero, Unique, NonMaxSuppression, Compress and TopK on host memory, and the dispatch to
+// the string steps (see data_dependent.h).
 #include "runtime/data_dependent.h"
 
 #include <algorithm>
@@ -9,15 +9,10 @@
 
 #include "runtime/error.h"
 #include "runtime/ndarray_element.h"
+#include "runtime/string_ops.h"
 
 namespace tessel::runtime {
 namespace {
-
-int64_t product(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
 
 /// Element k of `v`, exact (runtime/ndarray_element.h): equal keys mean equal elements.
 long double key(const ConstView& v, int64_t k) {
@@ -46,7 +41,7 @@ void expect_inputs(size_t given, size_t expected, const char* what) {
 
 std::vector<std::vector<int64_t>> nonzero(const ConstView& in, int64_t* out) {
   std::vector<int64_t> shape = in.shape.empty() ? std::vector<int64_t>{1} : in.shape;
-  int64_t n = product(shape);
+  int64_t n = shape_product(shape);
   std::vector<int64_t> hits;
   for (int64_t k = 0; k < n; ++k)
     if (key(in, k) != 0) hits.push_back(k);  // NaN too
@@ -69,7 +64,7 @@ struct Lines {
 Lines lines_around(const std::vector<int64_t>& shape, int64_t axis) {
   Lines l;
   if (axis < 0) {
-    l.length = product(shape);
+    l.length = shape_product(shape);
     return l;
   }
   l.length = shape[static_cast<size_t>(axis)];
@@ -218,7 +213,7 @@ std::vector<std::vector<int64_t>> compress(const ConstView& x, const ConstView& 
                                            int64_t axis, void* out) {
   Lines l = lines_around(x.shape, axis);
   std::vector<int64_t> selected;
-  for (int64_t k = 0; k < product(condition.shape); ++k) {
+  for (int64_t k = 0; k < shape_product(condition.shape); ++k) {
     if (key(condition, k) == 0) continue;
     if (k >= l.length)
       throw Error("Compress: the condition selects position " + std::to_string(k) +
@@ -273,8 +268,14 @@ std::vector<std::vector<int64_t>> topk(const ConstView& x, const ConstView& k_va
 
 }  // namespace
 
+int64_t shape_product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 bool is_data_dependent(StepKind kind) {
-  return kind >= StepKind::NonZero && kind <= StepKind::TopK;
+  return kind >= StepKind::NonZero && kind <= StepKind::CastString;
 }
 
 size_t data_dependent_output_count(StepKind kind) {
@@ -284,6 +285,7 @@ size_t data_dependent_output_count(StepKind kind) {
 DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int64_t>& params,
                                             const std::vector<DType>& types,
                                             const std::vector<std::vector<int64_t>>& shapes) {
+  if (is_string_step(kind)) return string_step_outputs(kind, params, types, shapes);
   DataDependentOutputs out;
   const DType i64 = DType::Int(64);
   switch (kind) {
@@ -292,7 +294,7 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       if (!params.empty()) throw Error("NonZero takes no parameters");
       int64_t rank = shapes[0].empty() ? 1 : static_cast<int64_t>(shapes[0].size());
       out.dtypes = {i64};
-      out.capacities = {{rank, product(shapes[0])}};
+      out.capacities = {{rank, shape_product(shapes[0])}};
       out.dynamic_dims = {1};
       return out;
     }
@@ -301,7 +303,7 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       if (params.size() != 2) throw Error("Unique takes 2 parameters (axis, sorted)");
       int64_t axis = checked_axis(params, shapes[0], "Unique");
       const std::vector<int64_t>& shape = shapes[0];
-      int64_t length = axis >= 0 ? shape[static_cast<size_t>(axis)] : product(shape);
+      int64_t length = axis >= 0 ? shape[static_cast<size_t>(axis)] : shape_product(shape);
       out.dtypes = {types[0], i64, i64, i64};
       out.capacities = {with_extent(shape, axis, length), {length}, {length}, {length}};
       out.dynamic_dims = {static_cast<int32_t>(std::max<int64_t>(axis, 0)), 0, -1, 0};
@@ -319,7 +321,7 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
             "NonMaxSuppression: boxes must be float32 [batches, boxes, 4] and scores "
             "float32 [batches, classes, boxes]");
       for (size_t k = 2; k < shapes.size(); ++k)
-        if (product(shapes[k]) != 1)
+        if (shape_product(shapes[k]) != 1)
           throw Error("NonMaxSuppression: input " + std::to_string(k) + " must hold one value");
       out.dtypes = {i64};
       out.capacities = {{scores[0] * scores[1] * scores[2], 3}};
@@ -333,7 +335,7 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       if (shapes[1].size() != 1)
         throw Error("Compress: the condition has rank " + std::to_string(shapes[1].size()) +
                     ", expected 1");
-      int64_t length = axis >= 0 ? shapes[0][static_cast<size_t>(axis)] : product(shapes[0]);
+      int64_t length = axis >= 0 ? shapes[0][static_cast<size_t>(axis)] : shape_product(shapes[0]);
       out.dtypes = {types[0]};
       out.capacities = {with_extent(shapes[0], axis, std::min(length, shapes[1][0]))};
       out.dynamic_dims = {static_cast<int32_t>(std::max<int64_t>(axis, 0))};
@@ -344,7 +346,7 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       if (params.size() != 2) throw Error("TopK takes 2 parameters (axis, largest)");
       int64_t axis = checked_axis({params[0]}, shapes[0], "TopK");
       if (axis < 0) throw Error("TopK: the axis must be given");
-      if (product(shapes[1]) != 1 || types[1] != i64)
+      if (shape_product(shapes[1]) != 1 || types[1] != i64)
         throw Error("TopK: K must be one int64 value");
       out.dtypes = {types[0], i64};
       out.capacities = {shapes[0], shapes[0]};
@@ -356,10 +358,9 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
   }
 }
 
-std::vector<std::vector<int64_t>> run_data_dependent(StepKind kind,
-                                                     const std::vector<int64_t>& params,
-                                                     const std::vector<ConstView>& inputs,
-                                                     const std::vector<void*>& outputs) {
+std::vector<std::vector<int64_t>> run_data_dependent(
+    StepKind kind, const std::vector<int64_t>& params, const std::vector<std::string>& strings,
+    const std::vector<ConstView>& inputs, const std::vector<void*>& outputs, StringStore& store) {
   switch (kind) {
     case StepKind::NonZero:
       return nonzero(inputs[0], static_cast<int64_t*>(outputs[0]));
@@ -371,6 +372,9 @@ std::vector<std::vector<int64_t>> run_data_dependent(StepKind kind,
       return compress(inputs[0], inputs[1], params[0], outputs[0]);
     case StepKind::TopK:
       return topk(inputs[0], inputs[1], params[0], params[1] != 0, outputs);
+    case StepKind::StringNormalizer:
+    case StepKind::CastString:
+      return {run_string_step(kind, params, strings, inputs[0], outputs[0], store)};
     default:
       throw Error(std::string("step kind '") + step_kind_name(kind) + "' is not data-dependent");
   }

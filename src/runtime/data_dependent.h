@@ -1,7 +1,8 @@
 // Operators whose output extents depend on input values: NonZero, Unique and
 // NonMaxSuppression always, Compress and TopK when their condition or k is known only at run
 // time; run by the runtime as plan steps of their own (and by the compiler, to fold them when
-// their inputs are constants).
+// their inputs are constants). The string operators (runtime/string_ops.h) run as such
+// steps too.
 //
 // Their work is a sequential scan, a sort or a greedy selection, which the gather form of
 // tensor expressions (each output element a function of its index) does not describe; they
@@ -32,9 +33,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/model_plan.h"
+#include "runtime/string_store.h"
 
 namespace tessel::runtime {
 
@@ -45,7 +48,10 @@ struct ConstView {
   std::vector<int64_t> shape;
 };
 
-/// Whether `kind` is NonZero, Unique, NonMaxSuppression, Compress or TopK.
+/// The product of a shape's extents (1 for a scalar).
+int64_t shape_product(const std::vector<int64_t>& shape);
+
+/// Whether `kind` is NonZero, Unique, NonMaxSuppression, Compress, TopK or a string step.
 bool is_data_dependent(StepKind kind);
 
 /// The number of outputs a data-dependent step writes: its last arguments.
@@ -64,12 +70,12 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
                                             const std::vector<DType>& input_types,
                                             const std::vector<std::vector<int64_t>>& input_shapes);
 
-/// Runs step `kind` on `inputs`, writing output k compactly into outputs[k] (each at least
-/// its capacity in bytes); returns the outputs' actual shapes. Throws Error for a bad
-/// scalar input (a negative box count, say).
-std::vector<std::vector<int64_t>> run_data_dependent(StepKind kind,
-                                                     const std::vector<int64_t>& params,
-                                                     const std::vector<ConstView>& inputs,
-                                                     const std::vector<void*>& outputs);
+/// Runs step `kind` with `params` and text parameters `strings` on `inputs`, writing output
+/// k compactly into outputs[k] (each at least its capacity in bytes; the text of string
+/// outputs into `store`); returns the outputs' actual shapes. Throws Error for a bad input
+/// value (a negative box count, text that is no number).
+std::vector<std::vector<int64_t>> run_data_dependent(
+    StepKind kind, const std::vector<int64_t>& params, const std::vector<std::string>& strings,
+    const std::vector<ConstView>& inputs, const std::vector<void*>& outputs, StringStore& store);
 
 }  // namespace tessel::runtime

@@ -2,8 +2,8 @@
 // binding the plan's tensors to one run's data and running the steps.
 #include "runtime/model.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -183,7 +183,8 @@ RunContext::RunContext(const Model& model) : code_(model.code_) {
   output_staging_.resize(plan.outputs.size());
   output_staged_.assign(plan.outputs.size(), false);
   for (const PlanTensor& t : plan.tensors)
-    dynamic_extents_.push_back(t.dynamic_dim >= 0 ? t.shape[static_cast<size_t>(t.dynamic_dim)] : 0);
+    dynamic_extents_.push_back(t.dynamic_dim >= 0 ? t.shape[static_cast<size_t>(t.dynamic_dim)]
+                                                  : 0);
 }
 
 const ModelPlan& Model::plan() const {
@@ -242,11 +243,12 @@ void RunContext::set_batch_size(int64_t n) {
     throw Error("model '" + plan.name + "': batch size " + std::to_string(n) + ": " +
                 (plan.batch_symbol.empty() ? "the model was compiled for static shapes (batch 1)"
                                            : "a batch holds one sample or more"));
-  if (plan.batch_arena_bytes > 0 && n > std::numeric_limits<int64_t>::max() / plan.batch_arena_bytes)
+  if (plan.batch_arena_bytes > 0 &&
+      n > std::numeric_limits<int64_t>::max() / plan.batch_arena_bytes)
     throw Error("model '" + plan.name + "': batch size " + std::to_string(n) + " is too large");
-  batch_arena_.reserve(n * plan.batch_arena_bytes,
-                       "model '" + plan.name + "': the batch arena of " + std::to_string(n) +
-                           " samples");
+  batch_arena_.reserve(
+      n * plan.batch_arena_bytes,
+      "model '" + plan.name + "': the batch arena of " + std::to_string(n) + " samples");
   batch_size_ = n;
 }
 
@@ -265,7 +267,8 @@ int64_t RunContext::input_nbytes(size_t i) const {
 }
 
 int64_t RunContext::output_nbytes(size_t i) const {
-  return bytes_of(output_shape(i), code_->plan.tensors[static_cast<size_t>(code_->plan.outputs[i])].dtype);
+  return bytes_of(output_shape(i),
+                  code_->plan.tensors[static_cast<size_t>(code_->plan.outputs[i])].dtype);
 }
 
 void Model::check_context(const RunContext& context) const {
@@ -310,6 +313,7 @@ int64_t Model::check_inputs(const std::vector<const NDArray*>& inputs) const {
 
 void RunContext::bind_inputs(const void* const* inputs) {
   const ModelPlan& plan = code_->plan;
+  strings_.clear();
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     const PlanTensor& t = plan_tensor(plan, plan.inputs, i, "input");
     int64_t bytes = t.nbytes();
@@ -320,7 +324,8 @@ void RunContext::bind_inputs(const void* const* inputs) {
     if (is_aligned(inputs[i]) && samples_aligned) continue;
     int64_t stride = t.batched ? t.sample_stride() : bytes;
     int64_t samples = t.batched ? batch_size_ : 1;
-    uint8_t* copy = staging_[i].reserve(stride * samples, describe_input(i, t) + ": an aligned copy");
+    uint8_t* copy =
+        staging_[i].reserve(stride * samples, describe_input(i, t) + ": an aligned copy");
     for (int64_t n = 0; n < samples; ++n)
       std::memcpy(copy + n * stride, static_cast<const uint8_t*>(inputs[i]) + n * bytes,
                   static_cast<size_t>(bytes));
@@ -386,7 +391,8 @@ size_t RunContext::run_step(size_t k) {
       int64_t samples = code_->batched_steps[k] ? batch_size_ : 1;
       for (int64_t n = 0; n < samples; ++n) {
         for (size_t j = 0; j < args.size(); ++j)
-          args[j] = static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
+          args[j] =
+              static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
         int32_t status = code_->kernels[k](args.data());
         if (status != TESSEL_OK)
           fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) +
@@ -420,7 +426,9 @@ size_t RunContext::run_step(size_t k) {
     case StepKind::Unique:
     case StepKind::NonMaxSuppression:
     case StepKind::Compress:
-    case StepKind::TopK: {
+    case StepKind::TopK:
+    case StepKind::StringNormalizer:
+    case StepKind::CastString: {
       size_t outputs = data_dependent_output_count(step.kind);
       std::vector<ConstView> inputs;
       std::vector<void*> results;
@@ -433,14 +441,16 @@ size_t RunContext::run_step(size_t k) {
       }
       std::vector<std::vector<int64_t>> shapes;
       try {
-        shapes = run_data_dependent(step.kind, step.params, inputs, results);
+        shapes =
+            run_data_dependent(step.kind, step.params, step.strings, inputs, results, strings_);
       } catch (const Error& e) {
         fail(e.what());
       }
       for (size_t o = 0; o < outputs; ++o) {
         int32_t id = step.args[step.args.size() - outputs + o];
         int32_t dim = plan.tensors[static_cast<size_t>(id)].dynamic_dim;
-        if (dim >= 0) dynamic_extents_[static_cast<size_t>(id)] = shapes[o][static_cast<size_t>(dim)];
+        if (dim >= 0)
+          dynamic_extents_[static_cast<size_t>(id)] = shapes[o][static_cast<size_t>(dim)];
       }
       return k + 1;
     }
@@ -507,7 +517,11 @@ std::vector<NDArray> Model::run(RunContext& context,
   std::vector<NDArray> results;
   for (size_t i = 0; i < num_outputs(); ++i) {
     NDArray a(context.output_shape(i), output(i).dtype);
-    std::memcpy(a.data(), context.output_data(i), static_cast<size_t>(context.output_nbytes(i)));
+    if (a.dtype().is_string())  // the array keeps its own copy of the text
+      for (int64_t k = 0; k < a.size(); ++k)
+        a.set_string(k, string_element(context.output_data(i), k));
+    else
+      std::memcpy(a.data(), context.output_data(i), static_cast<size_t>(context.output_nbytes(i)));
     results.push_back(std::move(a));
   }
   return results;

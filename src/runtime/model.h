@@ -57,7 +57,8 @@ class RunContext {
 
   /// Output i of this context's last run, its samples one after the other: valid until its
   /// next run (an output that is an input passed through points to that input's data, or to
-  /// its aligned copy).
+  /// its aligned copy). A string output's elements point to text the context keeps until
+  /// its next run.
   const void* output_data(size_t i) const;
 
   /// The batch size of this context's runs (1 at first). A model compiled with a symbolic
@@ -124,6 +125,8 @@ class RunContext {
   std::vector<int64_t> dynamic_extents_;
   bool profiling_ = false;
   std::vector<double> step_times_ms_;
+  /// The text of the string tensors this run's steps made.
+  StringStore strings_;
 };
 
 /// A compiled model: its plan, weights and kernels, and a context of its own.

@@ -8,7 +8,8 @@
 //             i64 offset, u8 flags (1: batched), i32 dynamic_dim}
 //   inputs: i32 ids   outputs: i32 ids
 //   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
-//           u8 flags (1: reverse, 2: all_trips), u32 nparams, i64 params[nparams]}
+//           u8 flags (1: reverse, 2: all_trips), u32 nparams, i64 params[nparams],
+//           u32 nstrings, strings[nstrings]}
 // Nothing may follow the last step. The reader checks every count against the bytes left
 // before allocating, so corrupted bytes cost no more memory than their own size.
 #include "runtime/model_plan.h"
@@ -24,7 +25,7 @@ namespace tessel::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
-constexpr uint32_t kVersion = 4;
+constexpr uint32_t kVersion = 5;
 /// Offsets into the arena and the weights are multiples of this (kernels assume aligned
 /// arguments).
 constexpr int64_t kTensorAlignment = 64;
@@ -120,6 +121,8 @@ bool valid_dtype(DType t) {
       return t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
     case DTypeCode::BFloat:
       return t.bits == 16;
+    case DTypeCode::String:
+      return t.bits == 64;
   }
   return false;
 }
@@ -136,7 +139,7 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
   uint8_t code = in.get<uint8_t>("dtype code");
   uint8_t bits = in.get<uint8_t>("dtype bits");
   t.dtype = DType{static_cast<DTypeCode>(code), bits};
-  if (code > static_cast<uint8_t>(DTypeCode::BFloat) || !valid_dtype(t.dtype))
+  if (!valid_dtype(t.dtype))
     in.fail_at(at, describe(id, t) + ": invalid dtype (code " + std::to_string(code) + ", " +
                        std::to_string(bits) + " bits)");
   at = in.position();
@@ -144,6 +147,10 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
   if (storage > static_cast<uint8_t>(Storage::Arena))
     in.fail_at(at, describe(id, t) + ": invalid storage " + std::to_string(storage));
   t.storage = static_cast<Storage>(storage);
+  if (t.storage == Storage::Weight && t.dtype.is_string())
+    in.fail_at(at, describe(id, t) +
+                       ": a string weight (string tensors hold pointers, which a "
+                       "weights blob cannot)");
   uint32_t ndim = in.get_count("ndim", sizeof(int64_t));
   int64_t bytes = t.dtype.bytes();
   for (uint32_t d = 0; d < ndim; ++d) {
@@ -170,9 +177,9 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
     in.fail_at(at, describe(id, t) + ": a dynamic dimension, but not an unbatched arena tensor");
   if (t.batched && (plan.batch_symbol.empty() || t.storage == Storage::Weight || ndim == 0))
     in.fail_at(at, describe(id, t) + ": batched, but " +
-                       (plan.batch_symbol.empty()       ? std::string("the plan has no symbolic batch")
+                       (plan.batch_symbol.empty() ? std::string("the plan has no symbolic batch")
                         : t.storage == Storage::Weight ? std::string("it is a weight")
-                                                        : std::string("it is a scalar")));
+                                                       : std::string("it is a scalar")));
   if (t.storage == Storage::Input) return t;  // checked against the inputs once read
   int64_t limit = t.storage == Storage::Weight ? plan.weights_bytes
                   : t.batched                  ? plan.batch_arena_bytes
@@ -298,6 +305,9 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
              "; only kernels run sample by sample");
   switch (step.kind) {
     case StepKind::Kernel:
+      for (size_t k = 0; k < step.args.size(); ++k)
+        if (tensor(k).dtype.is_string())
+          fail("passes string " + describe(step.args[k], tensor(k)) + " to a kernel");
       return;
     case StepKind::Copy:
       expect_args(2);
@@ -329,6 +339,8 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
     case StepKind::NonMaxSuppression:
     case StepKind::Compress:
     case StepKind::TopK:
+    case StepKind::StringNormalizer:
+    case StepKind::CastString:
       return;  // checked above
     case StepKind::SliceIn:
     case StepKind::SliceOut: {
@@ -380,6 +392,10 @@ const char* step_kind_name(StepKind kind) {
       return "Compress";
     case StepKind::TopK:
       return "TopK";
+    case StepKind::StringNormalizer:
+      return "StringNormalizer";
+    case StepKind::CastString:
+      return "CastString";
   }
   return "?";
 }
@@ -434,6 +450,8 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     out.put(static_cast<uint8_t>((step.reverse ? 1 : 0) | (step.all_trips ? 2 : 0)));
     out.put(static_cast<uint32_t>(step.params.size()));
     for (int64_t p : step.params) out.put(p);
+    out.put(static_cast<uint32_t>(step.strings.size()));
+    for (const std::string& text : step.strings) out.put_string(text);
   }
   return out.take();
 }
@@ -481,14 +499,14 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
   check_inputs(in, plan, inputs_position, offset_positions);
 
   // A step takes at least 1 (kind) + 4 (kernel) + 4 (label) + 4 (nargs) + 8 (target,
-  // axis) + 1 (flags) + 4 (nparams) bytes.
-  uint32_t num_steps = in.get_count("step count", 26);
+  // axis) + 1 (flags) + 4 (nparams) + 4 (nstrings) bytes.
+  uint32_t num_steps = in.get_count("step count", 30);
   plan.steps.reserve(num_steps);
   for (uint32_t s = 0; s < num_steps; ++s) {
     PlanStep step;
     at = in.position();
     uint8_t kind = in.get<uint8_t>("step kind");
-    if (kind > static_cast<uint8_t>(StepKind::TopK))
+    if (kind > static_cast<uint8_t>(StepKind::CastString))
       in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
     step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");
@@ -503,6 +521,9 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
     step.all_trips = flags & 2;
     uint32_t nparams = in.get_count("step parameters", sizeof(int64_t));
     for (uint32_t k = 0; k < nparams; ++k) step.params.push_back(in.get<int64_t>("step parameter"));
+    uint32_t nstrings = in.get_count("step text parameters", 4);
+    for (uint32_t k = 0; k < nstrings; ++k)
+      step.strings.push_back(in.get_string("step text length"));
     check_step(in, at, plan, s, step, num_steps);
     plan.steps.push_back(std::move(step));
   }

@@ -75,6 +75,9 @@ enum class StepKind : uint8_t {
   NonMaxSuppression = 10,
   Compress = 11,
   TopK = 12,
+  /// args {input, output}: string operators run the same way (runtime/string_ops.h).
+  StringNormalizer = 13,
+  CastString = 14,
 };
 const char* step_kind_name(StepKind kind);
 
@@ -94,8 +97,10 @@ struct PlanStep {
   bool reverse = false;
   /// LoopTest: every trip must run.
   bool all_trips = false;
-  /// Data-dependent steps: their parameters (runtime/data_dependent.h).
+  /// Data-dependent steps: their parameters (runtime/data_dependent.h), and text ones
+  /// (StringNormalizer's stop words).
   std::vector<int64_t> params = {};
+  std::vector<std::string> strings = {};
 };
 
 struct ModelPlan {

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "runtime/error.h"
+
 namespace tessel::runtime {
 
 long double element_as_long_double(const void* p, DType t, int64_t k) {
@@ -28,8 +30,11 @@ long double element_as_long_double(const void* p, DType t, int64_t k) {
       std::memcpy(&v, &bits, 4);
       return v;
     }
+    case DTypeCode::String:
+      break;
   }
-  return 0;
+  throw Error("element " + std::to_string(k) + " of type " + t.to_string() +
+              " has no numeric value");
 }
 
 double element_as_double(const NDArray& array, int64_t k) {
@@ -65,6 +70,8 @@ void set_element_from_double(NDArray& array, int64_t k, double value) {
       static_cast<uint16_t*>(p)[k] = static_cast<uint16_t>(bits >> 16);
       return;
     }
+    case DTypeCode::String:
+      throw Error("cannot set element " + std::to_string(k) + " of a string array to a number");
   }
 }
 

@@ -77,7 +77,9 @@ int32_t tessel_model_num_inputs(const tessel_model* model);
 int32_t tessel_model_num_outputs(const tessel_model* model);
 
 /** Describes input i: its name, element type (dtype_code: 0 int, 1 uint, 2 float,
- *  3 bfloat; bool is uint with 1 bit, stored in one byte), rank, shape (ndim values) and
+ *  3 bfloat, 5 string; bool is uint with 1 bit, stored in one byte; a string element is a
+ *  const char* to NUL-terminated UTF-8, whose text the caller keeps alive for an input and
+ *  the model keeps until its next run for an output), rank, shape (ndim values) and
  *  size in bytes. Any out pointer may be NULL. The strings and shapes stay valid until
  *  tessel_model_free. */
 int32_t tessel_model_input_info(const tessel_model* model, int32_t i, const char** name,

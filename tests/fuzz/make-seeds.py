@@ -126,7 +126,7 @@ def plans():
         return struct.pack("<I", len(b)) + b
 
     def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0, batch=("", 0)):
-        out = b"TSLPLAN\0" + struct.pack("<I", 4) + string(name)
+        out = b"TSLPLAN\0" + struct.pack("<I", 5) + string(name)
         intermediate = sum(t[5] for t in tensors if t[3] == 2)
         out += struct.pack("<qqqi", arena, weights, intermediate, threads)
         out += string(batch[0]) + struct.pack("<q", batch[1])
@@ -142,19 +142,21 @@ def plans():
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
         for step in steps:
-            kind, kernel, label, args, target, axis, flags, params = step + (0, 0, 0, ())[len(step) - 4:]
+            kind, kernel, label, args, target, axis, flags, params, texts = \
+                step + (0, 0, 0, (), ())[len(step) - 4:]
             out += struct.pack("<B", kind) + string(kernel) + string(label)
             out += struct.pack("<I", len(args)) + b"".join(struct.pack("<i", a) for a in args)
             out += struct.pack("<iiB", target, axis, flags)
             out += struct.pack("<I", len(params)) + b"".join(struct.pack("<q", v) for v in params)
+            out += struct.pack("<I", len(texts)) + b"".join(string(t) for t in texts)
         return out
-    # (name, dtype code (0 int, 1 uint, 2 float), bits, storage (0 input, 1 weight, 2 arena),
+    # (name, dtype code (0 int, 1 uint, 2 float, 5 string), bits, storage (0 input, 1 weight, 2 arena),
     #  shape, bytes, offset[, batched[, dynamic dimension]]); batch: (symbol, batch arena bytes per sample)
     f32 = (2, 32)
-    # steps: (kind, kernel, label, args[, target, axis, flags, params]); kinds as
+    # steps: (kind, kernel, label, args[, target, axis, flags, params, strings]); kinds as
     # runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
-    # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression), flags 1 reverse,
-    # 2 all trips.
+    # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression, 13 StringNormalizer,
+    # 14 CastString), flags 1 reverse, 2 all trips.
     f32, i64, boolean = (2, 32), (0, 64), (1, 1)
     yield "relu", plan("relu", [("x", *f32, 0, [1, 16], 64, 0), ("y", *f32, 2, [1, 16], 64, 0)],
                        [0], [1], [(0, "k0", "Relu", [0, 1])], 64, 0)
@@ -186,6 +188,14 @@ def plans():
         [0], [1, 2, 3, 4, 5], [(8, "", "NonZero", [0, 1]),
                                (9, "", "Unique", [0, 2, 3, 4, 5], 0, 0, 0, (-1, 1))],
         384, 0)
+    # Strings: x cast to text, then StringNormalizer (upper case, stop word "ONE") of the text.
+    text = (5, 64)
+    yield "strings", plan(
+        "strings", [("x", *f32, 0, [4], 16, 0), ("t", *text, 2, [4], 32, 0),
+                    ("kept", *text, 2, [4], 32, 64, 0, 0)],
+        [0], [2], [(14, "", "Cast", [0, 1], 0, 0, 0, (5, 64)),
+                   (13, "", "StringNormalizer", [1, 2], 0, 0, 0, (2, 0), ("ONE",))],
+        128, 0)
 
 
 def traces():

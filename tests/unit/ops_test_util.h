@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -176,6 +177,8 @@ inline double element(const NDArray& a, int64_t k) {
       if (t.bits == 16) return static_cast<const uint16_t*>(p)[k];
       if (t.bits == 32) return static_cast<const uint32_t*>(p)[k];
       return static_cast<double>(static_cast<const uint64_t*>(p)[k]);
+    case runtime::DTypeCode::String:
+      break;
   }
   return kNaN;
 }
@@ -206,6 +209,8 @@ inline void set_element(NDArray& a, int64_t k, double v) {
       std::memcpy(static_cast<char*>(p) + k * t.bytes(), &bits, static_cast<size_t>(t.bytes()));
       return;
     }
+    case runtime::DTypeCode::String:
+      throw std::logic_error("set_element: a string array has no numeric elements");
   }
 }
 

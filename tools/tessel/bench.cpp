@@ -16,7 +16,7 @@ namespace tessel::cli {
 namespace {
 
 /// Random data for an input: floats in [-1, 1), integers in [0, 10) (valid token ids and
-/// indices for the models we run), booleans.
+/// indices for the models we run), booleans, strings of those integers.
 runtime::NDArray random_input(const std::vector<int64_t>& shape, runtime::DType dtype,
                               std::mt19937& rng) {
   runtime::NDArray array(shape, dtype);
@@ -29,6 +29,8 @@ runtime::NDArray random_input(const std::vector<int64_t>& shape, runtime::DType 
     for (int64_t i = 0; i < n; ++i) array.data_as<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
   } else if (dtype == runtime::DType::Int(32)) {
     for (int64_t i = 0; i < n; ++i) array.data_as<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
+  } else if (dtype.is_string()) {
+    for (int64_t i = 0; i < n; ++i) array.set_string(i, std::to_string(rng() % 10));
   } else {
     auto* bytes = static_cast<uint8_t*>(array.data());
     for (int64_t i = 0; i < array.nbytes(); ++i) bytes[i] = static_cast<uint8_t>(rng() % 2);

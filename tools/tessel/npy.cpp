@@ -137,8 +137,8 @@ runtime::DType dtype_of_descr(const std::string& descr, const std::string& path)
 std::string descr_of(runtime::DType t) {
   if (t == runtime::DType::Bool()) return "|b1";
   const char* kinds = "iuf";
-  if (t.code == runtime::DTypeCode::BFloat)
-    TESSEL_USER_ERROR("write_npy: NumPy has no ", t.to_string(), " dtype");
+  if (t.code == runtime::DTypeCode::BFloat || t.is_string())
+    TESSEL_USER_ERROR("write_npy: ", t.to_string(), " arrays cannot be written as .npy");
   return std::string(t.bytes() == 1 ? "|" : "<") + kinds[static_cast<int>(t.code)] +
          std::to_string(t.bytes());
 }

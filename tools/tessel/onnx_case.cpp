@@ -46,6 +46,16 @@ std::string compare(const runtime::NDArray& got, const runtime::NDArray& expecte
     return "dtype " + got.dtype().to_string() + ", expected " + expected.dtype().to_string();
   if (got.shape() != expected.shape())
     return "shape " + shape_text(got.shape()) + ", expected " + shape_text(expected.shape());
+  if (got.dtype().is_string()) {
+    int64_t mismatches = 0, first = -1;
+    for (int64_t k = 0; k < got.size(); ++k)
+      if (got.string_at(k) != expected.string_at(k) && mismatches++ == 0) first = k;
+    if (mismatches == 0) return "";
+    return std::to_string(mismatches) + " of " + std::to_string(got.size()) +
+           " strings differ; the first at flat index " + std::to_string(first) + ": got '" +
+           std::string(got.string_at(first)) + "', expected '" +
+           std::string(expected.string_at(first)) + "'";
+  }
   bool exact = got.dtype().code != runtime::DTypeCode::Float;
   double worst_excess = 0;
   int64_t worst = -1, mismatches = 0;
@@ -68,7 +78,8 @@ std::string compare(const runtime::NDArray& got, const runtime::NDArray& expecte
   std::ostringstream os;
   os.precision(9);
   os << mismatches << " of " << got.size() << " elements differ; worst at flat index " << worst
-     << ": got " << runtime::element_as_double(got, worst) << ", expected " << runtime::element_as_double(expected, worst);
+     << ": got " << runtime::element_as_double(got, worst) << ", expected "
+     << runtime::element_as_double(expected, worst);
   return os.str();
 }
 
@@ -109,7 +120,8 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     compiler::Backend backend =
         options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit;
     bool structured = false;
-    for (const graph::Value* in : model.inputs()) structured |= in->kind != graph::ValueKind::Tensor;
+    for (const graph::Value* in : model.inputs())
+      structured |= in->kind != graph::ValueKind::Tensor;
     // A model with sequence or optional inputs is compiled for each data set's structure.
     std::optional<compiler::GraphExecutor> tensor_executor;
     if (!structured) tensor_executor.emplace(model, compile, backend, options.symbolic_batch);
@@ -133,7 +145,8 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
         for (runtime::NDArray& array : value.tensors) {
           runtime::NDArray stored =
               i < model.inputs().size()
-                  ? as_stored_for(std::move(array), graph::to_runtime_dtype(model.inputs()[i]->type.dtype))
+                  ? as_stored_for(std::move(array),
+                                  graph::to_runtime_dtype(model.inputs()[i]->type.dtype))
                   : std::move(array);
           structure.elements.push_back(
               graph::TensorType::of(graph::to_data_type(stored.dtype()), stored.shape()));
@@ -171,7 +184,8 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
                                    ? std::string()
                                    : " element " + std::to_string(e));
           if (next >= outputs.size()) throw std::runtime_error(where + ": not computed");
-          runtime::NDArray want = as_stored_for(std::move(expected.tensors[e]), outputs[next].dtype());
+          runtime::NDArray want =
+              as_stored_for(std::move(expected.tensors[e]), outputs[next].dtype());
           std::string mismatch = compare(outputs[next], want, options);
           if (!mismatch.empty()) throw std::runtime_error(where + ": " + mismatch);
         }

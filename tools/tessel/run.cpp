@@ -133,8 +133,10 @@ double element(const runtime::NDArray& a, int64_t k) {
              : t.bits == 16 ? load(uint16_t{})
              : t.bits == 32 ? load(uint32_t{})
                             : load(uint64_t{});
+    case runtime::DTypeCode::String:
+      break;
   }
-  return 0;
+  TESSEL_INTERNAL_ERROR("element(): ", t.to_string(), " has no numeric value");
 }
 
 std::string summary(const std::string& name, const runtime::NDArray& a) {
@@ -143,6 +145,10 @@ std::string summary(const std::string& name, const runtime::NDArray& a) {
   s += "] =";
   const int64_t shown = 8;
   for (int64_t k = 0; k < std::min(a.size(), shown); ++k) {
+    if (a.dtype().is_string()) {
+      s += " \"" + std::string(a.string_at(k)) + "\"";
+      continue;
+    }
     char value[32];
     std::snprintf(value, sizeof value, " %.6g", element(a, k));
     s += value;

@@ -53,6 +53,8 @@ llvm::Type* FunctionCodeGen::llvm_type(DataType t) const {
     case TypeCode::Handle:
       element = llvm::PointerType::getUnqual(ctx_);
       break;
+    case TypeCode::String:  // strings live in host steps only
+      break;
   }
   if (!element) fail("type " + t.to_string() + " has no machine representation");
   return t.lanes == 1 ? element : llvm::FixedVectorType::get(element, t.lanes);

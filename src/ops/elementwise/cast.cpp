@@ -1,6 +1,7 @@
 // Cast (target type from the 'to' attribute, an ONNX TensorProto data type code) and
 // CastLike (target type from its second input). Conversions to and from 16-bit floats go
-// through float32; string and complex types are not supported.
+// through float32. A cast to or from string runs as a step of the runtime (CastString in
+// runtime/string_ops.h); complex types are not supported.
 #include <optional>
 #include <utility>
 
@@ -14,7 +15,6 @@ namespace {
 /// The element type of ONNX data type code `code` (TensorProto.DataType, attribute 'to').
 ir::DataType onnx_data_type(const OpContext& ctx, int64_t code) {
   if (std::optional<ir::DataType> dtype = graph::data_type_from_onnx_code(code)) return *dtype;
-  if (code == 8) ctx.fail("cast to string is not supported");
   if (code == 14 || code == 15) ctx.fail("cast to a complex type is not supported");
   ctx.fail("attribute 'to' is " + std::to_string(code) + ", not an ONNX data type");
 }
@@ -27,7 +27,7 @@ ir::DataType target_type(const OpContext& ctx) {
 std::vector<graph::TensorType> infer_cast(const OpContext& ctx) {
   size_t inputs = ctx.node().op_type == "CastLike" ? 2 : 1;
   check_input_count(ctx, inputs, inputs);
-  for (size_t i = 0; i < inputs; ++i) check_input_type(ctx, i, kAnyType);
+  for (size_t i = 0; i < inputs; ++i) check_input_type(ctx, i, kAnyType | kString);
   graph::TensorType out = ctx.input_type(0);
   out.dtype = target_type(ctx);
   return {out};
@@ -44,6 +44,16 @@ std::vector<te::Tensor> compute_cast(const OpContext& ctx, const std::vector<te:
   return {broadcast_compute(ctx, {inputs[0]}, body, "cast")};
 }
 
+/// The runtime step of a cast to or from string; nothing for other casts, which are kernels.
+std::optional<DataDependentStep> string_cast_step(const OpContext& ctx) {
+  ir::DataType from = ctx.input_type(0).dtype, to = target_type(ctx);
+  if (!from.is_string() && !to.is_string()) return std::nullopt;
+  if (from == to) ctx.fail("a cast from string to string is not supported");
+  runtime::DType target = graph::to_runtime_dtype(to);
+  return DataDependentStep{runtime::StepKind::CastString,
+                           {static_cast<int64_t>(target.code), static_cast<int64_t>(target.bits)}};
+}
+
 OpDef cast_def(std::string name, int since_version) {
   OpDef def;
   def.name = std::move(name);
@@ -51,6 +61,7 @@ OpDef cast_def(std::string name, int since_version) {
   def.pattern = PatternKind::Elementwise;
   def.infer = infer_cast;
   def.compute = compute_cast;
+  def.data_dependent = string_cast_step;
   return def;
 }
 

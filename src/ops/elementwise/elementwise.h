@@ -23,6 +23,7 @@ enum TypeSet : unsigned {
   kSigned = 2,    ///< int8 .. int64
   kUnsigned = 4,  ///< uint8 .. uint64
   kBool = 8,
+  kString = 16,  ///< only Cast and CastLike take strings
   kInteger = kSigned | kUnsigned,
   kSignedNumeric = kFloat | kSigned,
   kNumeric = kFloat | kInteger,
@@ -115,7 +116,8 @@ void register_cast_ops(OpRegistry& registry);      // Cast CastLike
 void register_where(OpRegistry& registry);
 void register_clip(OpRegistry& registry);
 void register_passthrough_ops(OpRegistry& registry);  // Identity Dropout
-void register_random_ops(OpRegistry& registry);  // RandomUniform(Like) RandomNormal(Like) Bernoulli Multinomial
+void register_random_ops(
+    OpRegistry& registry);  // RandomUniform(Like) RandomNormal(Like) Bernoulli Multinomial
 /// Gelu (a unary operator with a registration of its own file).
 UnaryOp gelu_op();
 

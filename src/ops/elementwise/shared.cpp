@@ -21,6 +21,7 @@ std::string describe_types(unsigned types) {
   add(kSigned, "signed integer");
   add(kUnsigned, "unsigned integer");
   add(kBool, "bool");
+  add(kString, "string");
   return text;
 }
 
@@ -31,6 +32,7 @@ bool type_in(ir::DataType dtype, unsigned types) {
   if (dtype.is_int()) return types & kSigned;
   if (dtype.is_uint()) return types & kUnsigned;
   if (dtype.is_bool()) return types & kBool;
+  if (dtype.is_string()) return types & kString;
   return false;
 }
 

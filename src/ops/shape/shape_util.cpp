@@ -96,6 +96,7 @@ ir::Expr element_expr(const OpContext& ctx, const runtime::NDArray& array, int64
       }
       break;
     case runtime::DTypeCode::BFloat:
+    case runtime::DTypeCode::String:
       break;
   }
   ctx.fail("a constant of type " + array.dtype().to_string() + " is not supported");

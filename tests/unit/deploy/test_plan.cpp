@@ -76,9 +76,9 @@ TEST(Plan, RoundTrip) {
   EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
   EXPECT_EQ(q.num_threads, p.num_threads);
   EXPECT_EQ(runtime::serialize_plan(q), bytes);
-  // Little-endian and versioned: the magic, then version 4.
+  // Little-endian and versioned: the magic, then version 5.
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
-  EXPECT_EQ(bytes[8], 4);
+  EXPECT_EQ(bytes[8], 5);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
 }
 
@@ -97,13 +97,13 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 4): the "
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 5): the "
             "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
   EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +
                                    ": 1 unexpected bytes after the last step");
-  bad.assign(bytes.begin(), bytes.end() - 16);  // into the last step's arguments
+  bad.assign(bytes.begin(), bytes.end() - 20);  // into the last step's arguments
   EXPECT_NE(decode_error(bad).find("step arguments is 3 but only 9 bytes are left"),
             std::string::npos)
       << decode_error(bad);
@@ -302,7 +302,8 @@ TEST(Plan, RejectsInconsistentBatches) {
   p.batch_arena_bytes = 128;
   p.tensors[8].batched = true;  // the scanned row
   p.tensors[8].offset = 0;
-  expect(p, "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
+  expect(p,
+         "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
 }
 
 /// sample_plan with NonZero of x: the indices into tensor 6 ('nz', int64 [2, 32], its
@@ -325,8 +326,8 @@ TEST(Plan, DataDependentStepsRoundTrip) {
   ModelPlan p = data_dependent_plan();
   p.tensors.push_back({"u", runtime::DType::Float(32), {kSize}, runtime::Storage::Arena, 0});
   for (int k = 0; k < 3; ++k)
-    p.tensors.push_back({"i" + std::to_string(k), runtime::DType::Int(64), {kSize},
-                         runtime::Storage::Arena, 0});
+    p.tensors.push_back(
+        {"i" + std::to_string(k), runtime::DType::Int(64), {kSize}, runtime::Storage::Arena, 0});
   p.tensors[7].dynamic_dim = p.tensors[8].dynamic_dim = p.tensors[10].dynamic_dim = 0;
   runtime::PlanStep unique;
   unique.kind = runtime::StepKind::Unique;
@@ -375,6 +376,66 @@ TEST(Plan, ChecksDataDependentSteps) {
   p = data_dependent_plan();
   p.steps.back().params = {3};
   expect(p, "step 2 (NonZero): NonZero takes no parameters");
+}
+
+/// sample_plan with x cast to text (tensor 6, string [4, 8]) and StringNormalizer of a
+/// string input (tensor 7, [5]) into tensor 8 (string [5], its extent found by the run).
+ModelPlan string_plan() {
+  ModelPlan p = sample_plan();
+  runtime::DType text = runtime::DType::String();
+  p.tensors.push_back({"words", text, {kRows, kCols}, runtime::Storage::Arena, 256});
+  p.tensors.push_back({"raw", text, {5}, runtime::Storage::Input, 1});
+  p.tensors.push_back({"kept", text, {5}, runtime::Storage::Arena, 512});
+  p.tensors.back().dynamic_dim = 0;
+  p.inputs.push_back(7);
+  p.arena_bytes = 512 + 64;
+  runtime::PlanStep cast;
+  cast.kind = runtime::StepKind::CastString;
+  cast.args = {0, 6};
+  cast.params = {static_cast<int64_t>(text.code), text.bits};
+  p.steps.push_back(cast);
+  runtime::PlanStep normalize;
+  normalize.kind = runtime::StepKind::StringNormalizer;
+  normalize.args = {7, 8};
+  normalize.params = {2, 0};
+  normalize.strings = {"monday", "", "\xC3\xA9t\xC3\xA9"};
+  p.steps.push_back(normalize);
+  p.outputs.push_back(6);
+  p.outputs.push_back(8);
+  return p;
+}
+
+TEST(Plan, StringStepsRoundTrip) {
+  ModelPlan p = string_plan();
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  ModelPlan q = runtime::deserialize_plan(bytes.data(), bytes.size());
+  EXPECT_EQ(q.tensors[6].dtype, runtime::DType::String());
+  EXPECT_EQ(q.steps.back().kind, runtime::StepKind::StringNormalizer);
+  EXPECT_EQ(q.steps.back().strings, p.steps.back().strings);
+  EXPECT_EQ(runtime::serialize_plan(q), bytes);
+}
+
+TEST(Plan, ChecksStringTensorsAndSteps) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  EXPECT_EQ(plan_error(string_plan()), "");
+  ModelPlan p = string_plan();
+  p.tensors[5].dtype = runtime::DType::String();
+  expect(p, "tensor 5 ('scalar'): a string weight");
+  p = string_plan();
+  p.steps[0].args = {6, 1, 2};
+  expect(p, "step 0 (kernel): passes string tensor 6 ('words') to a kernel");
+  p = string_plan();
+  p.tensors[8].dynamic_dim = -1;
+  expect(p, "step 3 (StringNormalizer): output 0 tensor 8 ('kept') is not an arena tensor");
+  p = string_plan();
+  p.steps[2].params = {static_cast<int64_t>(runtime::DTypeCode::Int), 32};
+  expect(p, "step 2 (CastString): CastString: casts float32 to int32; one side must be a string");
+  p = string_plan();
+  p.tensors[6].dtype = runtime::DType{runtime::DTypeCode::String, 32};
+  expect(p, "tensor 6 ('words'): invalid dtype (code 5, 32 bits)");
 }
 
 }  // namespace

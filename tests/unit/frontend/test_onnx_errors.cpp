@@ -150,12 +150,20 @@ TEST(OnnxErrors, InitializerDataMismatch) {
 }
 
 TEST(OnnxErrors, UnsupportedTypes) {
+  // Strings import from string_data only, one per element.
   onnx::ModelProto strings = relu_model();
   auto* s = strings.mutable_graph()->add_initializer();
   s->set_name("words");
   s->set_data_type(onnx::TensorProto_DataType_STRING);
+  s->add_dims(2);
   s->add_string_data("hi");
-  expect_model_error(strings, "initializer 'words' has element type string: not supported");
+  expect_model_error(strings,
+                     "initializer 'words': string_data has 1 values, expected 2 for string[2]");
+  s->add_string_data("there");
+  s->set_raw_data("hi");
+  expect_model_error(strings,
+                     "initializer 'words': a string tensor keeps its data in string_data, "
+                     "not in raw_data");
 
   // Sequences of tensors and optionals import (passes/sequences.h); a sequence of sequences
   // and a map do not.
@@ -183,17 +191,17 @@ TEST(OnnxErrors, UnsupportedTypes) {
                   {"2"});
   expect_model_error(complex, "value 'c' has element type complex64: not supported");
 
-  onnx::ModelProto string_input = relu_model();  // the node that reads it is named
-  set_tensor_info(string_input.mutable_graph()->add_input(), "words",
-                  onnx::TensorProto_DataType_STRING, {"3"});
-  onnx::NodeProto* normalizer = string_input.mutable_graph()->add_node();
-  normalizer->set_name("normalize");
-  normalizer->set_op_type("StringNormalizer");
-  normalizer->add_input("words");
-  normalizer->add_output("clean");
-  expect_model_error(string_input,
-                     "value 'words' (read by node 'normalize' (StringNormalizer)) has element "
-                     "type string: not supported");
+  onnx::ModelProto complex_input = relu_model();  // the node that reads it is named
+  set_tensor_info(complex_input.mutable_graph()->add_input(), "z",
+                  onnx::TensorProto_DataType_COMPLEX128, {"3"});
+  onnx::NodeProto* reader = complex_input.mutable_graph()->add_node();
+  reader->set_name("absolute");
+  reader->set_op_type("Abs");
+  reader->add_input("z");
+  reader->add_output("magnitude");
+  expect_model_error(complex_input,
+                     "value 'z' (read by node 'absolute' (Abs)) has element type complex128: not "
+                     "supported");
 
   onnx::ModelProto no_rank = relu_model();
   no_rank.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
@@ -227,9 +235,9 @@ TEST(OnnxErrors, UnsupportedAttributes) {
                      "node 'relu' (Relu) attribute 'a' has no type and no value");
   expect_model_error(with_attribute([](onnx::AttributeProto* a) {
                        a->set_type(onnx::AttributeProto::TENSOR);
-                       a->mutable_t()->set_data_type(onnx::TensorProto_DataType_STRING);
+                       a->mutable_t()->set_data_type(onnx::TensorProto_DataType_COMPLEX64);
                      }),
-                     "node 'relu' (Relu) attribute 'a' has element type string: not supported");
+                     "node 'relu' (Relu) attribute 'a' has element type complex64: not supported");
 }
 
 TEST(OnnxErrors, MissingOpsetForDomain) {

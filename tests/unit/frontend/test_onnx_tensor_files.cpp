@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frontend/onnx_importer.h"
+#include "frontend/onnx_tensor.h"
 #include "onnx_test_util.h"
 
 namespace tessel::frontend {
@@ -64,12 +65,36 @@ TEST(OnnxTensorFile, BadFiles) {
   write_file(dir.path() / "short.pb", serialize(float_tensor("s", {4}, {1, 2, 3})));
   expect_compile_error([&] { load_tensor_file(dir.file("short.pb")); },
                        "tensor 's': raw_data has 12 bytes, expected 16 for float32[4]");
+  onnx::TensorProto complex;
+  complex.set_data_type(onnx::TensorProto_DataType_COMPLEX64);
+  write_file(dir.path() / "complex.pb", serialize(complex));
+  expect_compile_error([&] { load_tensor_file(dir.file("complex.pb")); },
+                       "has element type complex64: not supported");
+}
+
+TEST(OnnxTensorFile, StringsLoadFromStringDataAndWriteBack) {
+  TempDir dir;
   onnx::TensorProto strings;
   strings.set_data_type(onnx::TensorProto_DataType_STRING);
+  strings.add_dims(1);
+  strings.add_dims(2);
   strings.add_string_data("hello");
+  strings.add_string_data("\xC3\xA9t\xC3\xA9");
   write_file(dir.path() / "str.pb", serialize(strings));
-  expect_compile_error([&] { load_tensor_file(dir.file("str.pb")); },
-                       "has element type string: not supported");
+  runtime::NDArray a = load_tensor_file(dir.file("str.pb"));
+  ASSERT_EQ(a.dtype(), runtime::DType::String());
+  ASSERT_EQ(a.shape(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(a.string_at(0), "hello");
+  EXPECT_EQ(a.string_at(1), "\xC3\xA9t\xC3\xA9");
+  onnx::TensorProto back = tensor_to_onnx(a);
+  EXPECT_EQ(back.data_type(), onnx::TensorProto_DataType_STRING);
+  ASSERT_EQ(back.string_data_size(), 2);
+  EXPECT_EQ(back.string_data(1), "\xC3\xA9t\xC3\xA9");
+  EXPECT_FALSE(back.has_raw_data());
+  strings.set_string_data(0, std::string("a\0b", 3));
+  write_file(dir.path() / "nul.pb", serialize(strings));
+  expect_compile_error([&] { load_tensor_file(dir.file("nul.pb")); },
+                       "string 0: a string element holds a NUL character at byte 1");
 }
 
 /// A model whose initializer "w" (float[3]) lives in external data at `location`.

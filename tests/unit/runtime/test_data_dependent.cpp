@@ -44,7 +44,8 @@ StepRun run(StepKind kind, const std::vector<int64_t>& params,
     pointers.push_back(buffers.back().data());
   }
   StepRun r;
-  r.shapes = run_data_dependent(kind, params, inputs, pointers);
+  StringStore store;
+  r.shapes = run_data_dependent(kind, params, {}, inputs, pointers, store);
   for (size_t k = 0; k < buffers.size(); ++k) {
     int64_t n = 1;
     for (int64_t d : r.shapes[k]) n *= d;
