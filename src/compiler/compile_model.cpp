@@ -46,12 +46,11 @@ std::shared_ptr<const graph::Graph> optimize_graph(
   TargetLanesScope lanes(options.build.target);
   auto start = std::chrono::steady_clock::now();
   graph::Graph specialised = passes::specialize_inputs(graph, input_types, input_values);
-  auto optimised = std::make_shared<const graph::Graph>(
-      passes::run_pipeline(specialised, passes::default_pipeline(options.passes), options.pipeline));
+  auto optimised = std::make_shared<const graph::Graph>(passes::run_pipeline(
+      specialised, passes::default_pipeline(options.passes), options.pipeline));
   if (options.progress)
     *options.progress << "graph passes: " << graph.nodes().size() << " -> "
-                      << optimised->nodes().size() << " nodes in " << elapsed_ms(start)
-                      << " ms\n";
+                      << optimised->nodes().size() << " nodes in " << elapsed_ms(start) << " ms\n";
   return optimised;
 }
 
@@ -103,6 +102,11 @@ runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& option
   const void* weights = model.weights->data();
   return runtime::Model(std::move(model.plan), weights, keep,
                         [module](const std::string& name) { return module->get_function(name); });
+}
+
+std::string describe_views(const CompileStats& stats) {
+  return std::to_string(stats.concats_in_place) + " concatenations and " +
+         std::to_string(stats.slices_in_place) + " slices in place";
 }
 
 std::string describe_memory(const runtime::ModelPlan& plan) {

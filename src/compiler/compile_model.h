@@ -66,6 +66,7 @@ struct CompileStats {
   int in_place = 0;           ///< buffers that took the memory of their input
   int layout_changes = 0;     ///< layout changes run (to and from NCHW[x]c), fused or alone
   int concats_in_place = 0;   ///< concatenations whose inputs were computed in their place
+  int slices_in_place = 0;    ///< slices and splits whose outputs are windows of their input
 };
 
 struct CompiledModel {
@@ -131,5 +132,8 @@ runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& option
 
 /// The memory plan in words: arena (peak) and sum of intermediates, with the saving.
 std::string describe_memory(const runtime::ModelPlan& plan);
+
+/// The copies the plan saves in words: "2 concatenations and 7 slices in place".
+std::string describe_views(const CompileStats& stats);
 
 }  // namespace tessel::compiler

@@ -137,13 +137,17 @@ void PlanBuilder::build(const graph::Graph& graph) {
 void PlanBuilder::emit_graph(const graph::Graph& graph) {
   std::vector<FusedGroup> groups = fuse_operators(graph, options_.fusion);
   // Views into a batched buffer would need their own strides per sample: with a symbolic
-  // batch, concatenations copy.
-  ConcatViews views = batch_ ? ConcatViews{} : plan_concat_views(groups, kAlignment);
+  // batch, concatenations and slices copy.
+  BufferViews views = batch_ ? BufferViews{} : plan_buffer_views(graph, groups, kAlignment);
   for (const auto& slice : views.slices) slices_.push_back(slice);
   model_.stats.nodes += graph.nodes().size();
   for (size_t g = 0; g < groups.size(); ++g) {
-    if (views.in_place_groups.count(g)) {
+    if (views.concat_groups.count(g)) {
       ++model_.stats.concats_in_place;
+      continue;
+    }
+    if (views.window_groups.count(g)) {
+      ++model_.stats.slices_in_place;
       continue;
     }
     if (groups[g].nodes.size() == 1 && groups[g].nodes[0]->has_body()) {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "compiler/compile_model.h"
-#include "compiler/concat_views.h"
+#include "compiler/buffer_views.h"
 #include "compiler/fold_stages.h"
 #include "compiler/symbolic_batch.h"
 #include "graph/graph.h"

@@ -224,6 +224,22 @@ std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& nod
   return def.data_dependent(ops::OpContext(node, def, std::move(types), std::move(values)));
 }
 
+std::optional<std::vector<int64_t>> output_windows(const graph::Node& node) {
+  const ops::OpDef& def = find_op(node);
+  if (!def.windows || node.inputs.empty() || !node.inputs[0]) return std::nullopt;
+  for (int k : def.value_inputs)
+    if (static_cast<size_t>(k) < node.inputs.size() && node.inputs[k] && !node.inputs[k]->constant)
+      return std::nullopt;
+  std::vector<graph::TensorType> types;
+  std::vector<const runtime::NDArray*> values;
+  for (const graph::Value* in : node.inputs) {
+    if (in && !in->type.has_static_shape()) return std::nullopt;
+    types.push_back(in ? in->type : graph::TensorType{});
+    values.push_back(in ? in->constant.get() : nullptr);
+  }
+  return def.windows(ops::OpContext(node, def, std::move(types), std::move(values)));
+}
+
 std::vector<runtime::NDArray> run_data_dependent(
     const graph::Node& node, const NodeKernel& compiled,
     const std::vector<const runtime::NDArray*>& inputs) {

@@ -67,10 +67,16 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
 /// time (ops::OpDef::data_dependent, read with the constants its inputs have), else nothing.
 std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node);
 
+/// The element offset of each output of `node` in its input 0 when every output is a
+/// contiguous window of it (ops::OpDef::windows, read with the constants its inputs have;
+/// nothing when a value input is not constant or a type is not static).
+std::optional<std::vector<int64_t>> output_windows(const graph::Node& node);
+
 /// Runs a compiled data-dependent node on `inputs` through the runtime's implementation;
 /// returns its outputs at their actual shapes.
-std::vector<runtime::NDArray> run_data_dependent(const graph::Node& node, const NodeKernel& compiled,
-                                                 const std::vector<const runtime::NDArray*>& inputs);
+std::vector<runtime::NDArray> run_data_dependent(
+    const graph::Node& node, const NodeKernel& compiled,
+    const std::vector<const runtime::NDArray*>& inputs);
 
 /// Runs a compiled node on `inputs` (nullptr for an omitted optional input); returns one
 /// array per node output slot.

@@ -67,6 +67,10 @@ struct DataDependentStep {
 /// The step of a node, or nothing where the values known at compile time fix its output
 /// extents (Compress of a constant condition) and its `compute` runs it.
 using DataDependentFn = std::function<std::optional<DataDependentStep>(const OpContext&)>;
+/// Where every output of a node is a contiguous run of its input 0's elements in row-major
+/// order (a Slice or Split that cuts the outermost axis of extent above 1), the element
+/// offset of each output in input 0; nothing otherwise.
+using WindowsFn = std::function<std::optional<std::vector<int64_t>>(const OpContext&)>;
 
 struct OpDef {
   std::string name;
@@ -95,6 +99,9 @@ struct OpDef {
   /// NonMaxSuppression, which have no `compute`), and its inferred types are then its
   /// largest outputs.
   DataDependentFn data_dependent;
+  /// Optional: where the outputs are windows of input 0, so that the memory planner may
+  /// place them inside its buffer and run no kernel (compiler/buffer_views.h).
+  WindowsFn windows;
 };
 
 }  // namespace tessel::ops

@@ -26,18 +26,19 @@ int run_compile(const std::vector<std::string>& args) {
     }
   }
   if (input.empty() || output.empty())
-    TESSEL_USER_ERROR("usage: tessel compile <model.onnx> -o <model.so> [--target T] "
-                      "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
+    TESSEL_USER_ERROR(
+        "usage: tessel compile <model.onnx> -o <model.so> [--target T] "
+        "[--threads N] [--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] "
+        "[--no-winograd]");
   auto start = std::chrono::steady_clock::now();
   compiler::CompiledModel model = compile_onnx(input, flags, true);
   std::cerr << "generating code for " << model.kernels.size() << " kernels...\n";
   compiler::export_model(model, output, flags.options.build);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "wrote " << output << " (" << std::filesystem::file_size(output) / (1024.0 * 1024.0)
             << " MiB): " << model.stats.kernel_launches << " kernel launches, "
             << model.kernels.size() << " kernels, " << model.stats.layout_changes
-            << " layout changes, " << model.stats.concats_in_place << " concatenations in place; "
+            << " layout changes, " << compiler::describe_views(model.stats) << "; "
             << compiler::describe_memory(model.plan) << "; compiled in " << seconds << " s\n";
   return 0;
 }

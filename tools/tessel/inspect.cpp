@@ -20,7 +20,7 @@ void print_groups(const compiler::CompiledModel& model) {
             << model.stats.kernel_launches << " kernel launches ("
             << model.plan.steps.size() - model.stats.kernel_launches << " control-flow steps), "
             << model.kernels.size() << " distinct kernels, " << model.stats.layout_changes
-            << " layout changes, " << model.stats.concats_in_place << " concatenations in place\n";
+            << " layout changes, " << compiler::describe_views(model.stats) << "\n";
   for (size_t k = 0; k < model.plan.steps.size(); ++k) {
     const runtime::PlanStep& step = model.plan.steps[k];
     if (step.kind != runtime::StepKind::Kernel) {
@@ -62,8 +62,9 @@ int run_inspect(const std::vector<std::string>& args) {
     input = args[i];
   }
   if (input.empty())
-    TESSEL_USER_ERROR("usage: tessel inspect <model.onnx> [--print-after PASS|all] "
-                      "[--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
+    TESSEL_USER_ERROR(
+        "usage: tessel inspect <model.onnx> [--print-after PASS|all] "
+        "[--input-shape NAME=SHAPE]... [--no-fusion] [--no-blocked-layout] [--no-winograd]");
   compiler::CompiledModel model = compile_onnx(input, flags, false);
   print_groups(model);
   print_memory(model.plan);

@@ -47,8 +47,7 @@ const std::string& value_of(const std::vector<std::string>& args, size_t& i) {
 }
 
 int parse_count(const std::string& flag, const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
-      text.size() > 6)
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6)
     TESSEL_USER_ERROR(flag, ": '", text, "' is not a non-negative integer");
   return std::stoi(text);
 }
@@ -59,8 +58,8 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
     const std::string& spec = value_of(args, i);
     size_t eq = spec.rfind('=');
     if (eq == std::string::npos || eq == 0)
-      TESSEL_USER_ERROR("--input-shape: expected NAME=SHAPE (e.g. input=1x3x224x224), got '",
-                        spec, "'");
+      TESSEL_USER_ERROR("--input-shape: expected NAME=SHAPE (e.g. input=1x3x224x224), got '", spec,
+                        "'");
     std::string name = spec.substr(0, eq), shape = spec.substr(eq + 1);
     if (shape == "none") {
       element_shapes.emplace_back(name, Elements{false, {}});
@@ -143,8 +142,8 @@ graph::Graph import_model(const std::string& path, const CompileFlags& flags) {
     if (in->kind != graph::ValueKind::Tensor) {
       auto given = std::find_if(flags.element_shapes.begin(), flags.element_shapes.end(),
                                 [&](const auto& e) { return e.first == in->name; });
-      bool sequence = in->kind == graph::ValueKind::Sequence ||
-                      in->kind == graph::ValueKind::OptionalSequence;
+      bool sequence =
+          in->kind == graph::ValueKind::Sequence || in->kind == graph::ValueKind::OptionalSequence;
       if (given == flags.element_shapes.end())
         TESSEL_USER_ERROR("input '", in->name, "' is ", sequence ? "a " : "an ",
                           graph::value_kind_name(in->kind), ": give ",
@@ -204,14 +203,14 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
     options.choose_schedule = autotune::choose_from_records(
         std::make_shared<autotune::RecordDatabase>(flags.records),
         autotune::target_key(options.build.target, options.num_threads), applied);
-  compiler::CompiledModel model = compiler::compile_model(graph, input_types(graph, flags), {},
-                                                          options);
+  compiler::CompiledModel model =
+      compiler::compile_model(graph, input_types(graph, flags), {}, options);
   if (!flags.records.empty()) report_applied_records(*applied, flags.records);
   if (verbose)
     std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
               << " kernel launches (" << model.stats.unique_kernels << " distinct kernels, "
               << model.stats.layout_changes << " layout changes, "
-              << model.stats.concats_in_place << " concatenations in place); "
+              << compiler::describe_views(model.stats) << "); "
               << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
               << " ms)\n";
   return model;

@@ -161,6 +161,19 @@ OpDef split_op() {
     }
     return outputs;
   };
+  def.windows = [](const OpContext& ctx) -> std::optional<std::vector<int64_t>> {
+    SplitLayout layout = split_layout(ctx);
+    std::vector<int64_t> in = ctx.input_shape(0), starts(in.size(), 0), steps(in.size(), 1);
+    std::vector<int64_t> offsets;
+    for (size_t k = 0; k < layout.sizes.size(); ++k) {
+      std::optional<int64_t> offset =
+          contiguous_window(in, starts, steps, split_shape(ctx, layout, k));
+      if (!offset) return std::nullopt;
+      offsets.push_back(*offset);
+      starts[layout.axis] += layout.sizes[k];
+    }
+    return offsets;
+  };
   return def;
 }
 

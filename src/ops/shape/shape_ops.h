@@ -56,6 +56,15 @@ std::vector<int64_t> normalize_axes(const OpContext& ctx, const std::vector<int6
 /// graph::kMaxTensorElements.
 void check_shape(const OpContext& ctx, const std::vector<int64_t>& shape, const std::string& what);
 
+/// The element offset in a row-major tensor of shape `in` of the window that starts at
+/// `starts` and takes `shape` elements per axis with `steps`, when that window is one
+/// contiguous run of its elements (every axis before the first cut one has extent 1 in the
+/// window, every axis after it is whole and runs forward); nothing otherwise.
+std::optional<int64_t> contiguous_window(const std::vector<int64_t>& in,
+                                         const std::vector<int64_t>& starts,
+                                         const std::vector<int64_t>& steps,
+                                         const std::vector<int64_t>& shape);
+
 /// The output type of an operator whose single output has input 0's element type.
 std::vector<graph::TensorType> like_input(const OpContext& ctx, const std::vector<int64_t>& shape);
 

@@ -49,6 +49,27 @@ void check_shape(const OpContext& ctx, const std::vector<int64_t>& shape, const 
   }
 }
 
+std::optional<int64_t> contiguous_window(const std::vector<int64_t>& in,
+                                         const std::vector<int64_t>& starts,
+                                         const std::vector<int64_t>& steps,
+                                         const std::vector<int64_t>& shape) {
+  size_t rank = in.size();
+  for (int64_t extent : shape)
+    if (extent <= 0) return std::nullopt;
+  // The cut axis: the first the window takes more than one position of.
+  size_t cut = 0;
+  while (cut + 1 < rank && shape[cut] == 1) ++cut;
+  if (cut < rank && shape[cut] > 1 && steps[cut] != 1) return std::nullopt;
+  for (size_t d = cut + 1; d < rank; ++d)
+    if (shape[d] != in[d] || (in[d] > 1 && steps[d] != 1)) return std::nullopt;
+  int64_t offset = 0, stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    offset += starts[d] * stride;
+    stride *= in[d];
+  }
+  return offset;
+}
+
 std::vector<graph::TensorType> like_input(const OpContext& ctx, const std::vector<int64_t>& shape) {
   return {graph::TensorType::of(ctx.input_type(0).dtype, shape)};
 }

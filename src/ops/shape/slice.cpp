@@ -96,6 +96,13 @@ OpDef slice_op() {
     };
     return std::vector<te::Tensor>{gather_input(inputs[0], layout.shape, index, "slice")};
   };
+  def.windows = [](const OpContext& ctx) -> std::optional<std::vector<int64_t>> {
+    SliceLayout layout = slice_layout(ctx);
+    std::optional<int64_t> offset =
+        contiguous_window(ctx.input_shape(0), layout.starts, layout.steps, layout.shape);
+    if (!offset) return std::nullopt;
+    return std::vector<int64_t>{*offset};
+  };
   return def;
 }
 

@@ -1,7 +1,10 @@
-// plan_concat_views: which concatenations need no copy, and where their inputs live.
-#include "compiler/concat_views.h"
+// plan_buffer_views: which concatenations, slices and splits need no copy, and where their
+// values live.
+#include "compiler/buffer_views.h"
 
 #include <optional>
+
+#include "executor/node_kernel.h"
 
 namespace tessel::compiler {
 namespace {
@@ -37,10 +40,42 @@ std::optional<std::vector<int64_t>> slice_offsets(const graph::Node& node, int64
   return offsets;
 }
 
+/// Places the outputs of the slices and splits of `groups` that are windows of their input
+/// inside its buffer (buffer_views.h).
+void place_windows(const graph::Graph& graph, const std::vector<FusedGroup>& groups,
+                   int64_t alignment, BufferViews& views) {
+  std::set<const graph::Value*> graph_outputs(graph.outputs().begin(), graph.outputs().end());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].nodes.size() != 1) continue;
+    const graph::Node& node = *groups[g].nodes[0];
+    const graph::Value* in = node.inputs.empty() ? nullptr : node.inputs[0];
+    if (!in || !in->producer || in->constant || !in->type.has_static_shape()) continue;
+    std::optional<std::vector<int64_t>> offsets = executor::output_windows(node);
+    if (!offsets || offsets->size() != node.outputs.size()) continue;
+    auto found = views.slices.find(in);
+    BufferSlice whole = found != views.slices.end() ? found->second : BufferSlice{in, 0};
+    int64_t element_bytes = graph::to_runtime_dtype(in->type.dtype).bytes();
+    std::vector<std::pair<const graph::Value*, BufferSlice>> windows;
+    bool fits = true;
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const graph::Value* out = node.outputs[k];
+      if (!out) continue;
+      BufferSlice at{whole.buffer, whole.byte_offset + (*offsets)[k] * element_bytes};
+      fits &= !views.slices.count(out) && !graph_outputs.count(out) &&
+              out->type.num_elements() < in->type.num_elements() && at.byte_offset % alignment == 0;
+      windows.push_back({out, at});
+    }
+    if (!fits) continue;
+    for (const auto& [out, at] : windows) views.slices.emplace(out, at);
+    views.window_groups.insert(g);
+  }
+}
+
 }  // namespace
 
-ConcatViews plan_concat_views(const std::vector<FusedGroup>& groups, int64_t alignment) {
-  ConcatViews views;
+BufferViews plan_buffer_views(const graph::Graph& graph, const std::vector<FusedGroup>& groups,
+                              int64_t alignment) {
+  BufferViews views;
   auto placed = [&](const graph::Value* v) -> std::optional<BufferSlice> {
     auto found = views.slices.find(v);
     if (found == views.slices.end()) return std::nullopt;
@@ -66,7 +101,7 @@ ConcatViews plan_concat_views(const std::vector<FusedGroup>& groups, int64_t ali
         side_by_side &= *placed(node.inputs[i]) == slice_of_input(span, i);
       if (!side_by_side) continue;
       views.slices[out] = span;
-      views.in_place_groups.insert(g);
+      views.concat_groups.insert(g);
       continue;
     }
     if (!whole) {
@@ -81,8 +116,9 @@ ConcatViews plan_concat_views(const std::vector<FusedGroup>& groups, int64_t ali
     if (!fits) continue;
     for (size_t i = 0; i < node.inputs.size(); ++i)
       views.slices.emplace(node.inputs[i], slice_of_input(*whole, i));
-    views.in_place_groups.insert(g);
+    views.concat_groups.insert(g);
   }
+  place_windows(graph, groups, alignment, views);
   return views;
 }
 
