@@ -278,6 +278,8 @@ std::vector<Case> all_cases() {
           matmul_case(128, 3072, 768),
           matmul_case(128, 512, 2048),
           matmul_case(128, 16000, 512),
+          matmul_case(197, 3072, 768),
+          matmul_case(197, 768, 3072),
           conv2d_case(3, 224, 64, 7, 2, 3),
           conv2d_case(3, 224, 32, 3, 2, 1),
           conv2d_case(64, 56, 64, 3, 1, 1),

@@ -19,8 +19,9 @@ every side once per round; the table gives the medians and the medians of the pe
 With --records, each model is also compiled with those tuning records for each thread count
 (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library. Each row also
 gives the untuned library's distinct kernels and layout changes per inference (from `tessel
-compile`) and the time share of its three slowest kernels (from `tessel bench`'s per-kernel
-profile at one thread). Prints a markdown table whose footer gives the load average: on a
+compile`: all, and in parentheses those that run as kernels of their own rather than inside
+their neighbours' kernels) and the time share of its three slowest kernels (from `tessel
+bench`'s per-kernel profile at one thread). Prints a markdown table whose footer gives the load average: on a
 shared machine, multi-threaded times suffer most.
 """
 import argparse
@@ -39,7 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 TESSEL_LINE = re.compile(r"threads=(\d+): median ([0-9.]+) ms, p90 ([0-9.]+) ms")
-COMPILE_LINE = re.compile(r"(\d+) kernel launches, (\d+) kernels, (\d+) layout changes")
+COMPILE_LINE = re.compile(
+    r"(\d+) kernel launches, (\d+) kernels, (\d+) layout changes \((\d+) alone\)")
 PROFILE_ROW = re.compile(r"^\s*([0-9.]+)%\s+[0-9.]+\s+\d+\s+\S+ \(.*\)$")
 
 
@@ -91,7 +93,8 @@ def compile_tessel(tessel, case_dir, records=None, threads=None):
         return None, f"tessel compile failed ({result.returncode}): {why[-1] if why else ''}"
     summary = COMPILE_LINE.search(result.stdout)
     if summary:
-        compile_tessel.stats = (int(summary.group(2)), int(summary.group(3)))
+        compile_tessel.stats = (int(summary.group(2)),
+                                f"{summary.group(3)} ({summary.group(4)} alone)")
     return library, None
 
 
@@ -239,7 +242,7 @@ def main():
                 median_or_none([r[e] for r in per_round]) for e in range(len(engines)))
             row = (f"| {name} | {threads} | {fmt(tessel_ms)} | {fmt(ort_ms)} | {fmt(torch_ms)} "
                    f"| {fmt(median_ratio(per_round, 0, 2))} | {fmt(median_ratio(per_round, 0, 3))} "
-                   f"| {fmt(kernels, 0)} | {fmt(layout_changes, 0)} "
+                   f"| {fmt(kernels, 0)} | {layout_changes or 'n/a'} "
                    f"| {fmt(top3, 0)}{'' if top3 is None else ' %'} |")
             if args.records:
                 row += (f" {fmt(tuned_ms)} | {fmt(median_ratio(per_round, 1, 2))} "

@@ -104,6 +104,11 @@ runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& option
                         [module](const std::string& name) { return module->get_function(name); });
 }
 
+std::string describe_layout_changes(const CompileStats& stats) {
+  return std::to_string(stats.layout_changes) + " layout changes (" +
+         std::to_string(stats.layout_kernels) + " alone)";
+}
+
 std::string describe_views(const CompileStats& stats) {
   return std::to_string(stats.concats_in_place) + " concatenations and " +
          std::to_string(stats.slices_in_place) + " slices in place";

@@ -60,13 +60,14 @@ class TargetLanesScope {
 };
 
 struct CompileStats {
-  size_t nodes = 0;           ///< operator nodes of the graph
+  size_t nodes = 0;            ///< operator nodes of the graph
   size_t kernel_launches = 0;  ///< kernel steps of the plan (fused groups with work to do)
-  size_t unique_kernels = 0;  ///< distinct kernels (equal groups share one)
-  int in_place = 0;           ///< buffers that took the memory of their input
-  int layout_changes = 0;     ///< layout changes run (to and from NCHW[x]c), fused or alone
-  int concats_in_place = 0;   ///< concatenations whose inputs were computed in their place
-  int slices_in_place = 0;    ///< slices and splits whose outputs are windows of their input
+  size_t unique_kernels = 0;   ///< distinct kernels (equal groups share one)
+  int in_place = 0;            ///< buffers that took the memory of their input
+  int layout_changes = 0;      ///< layout changes run (to and from NCHW[x]c), fused or alone
+  int layout_kernels = 0;      ///< launches of kernels that only change layouts (a pass each)
+  int concats_in_place = 0;    ///< concatenations whose inputs were computed in their place
+  int slices_in_place = 0;     ///< slices and splits whose outputs are windows of their input
 };
 
 struct CompiledModel {
@@ -135,5 +136,9 @@ std::string describe_memory(const runtime::ModelPlan& plan);
 
 /// The copies the plan saves in words: "2 concatenations and 7 slices in place".
 std::string describe_views(const CompileStats& stats);
+
+/// The layout changes in words: "13 layout changes (6 alone)", those alone being kernel
+/// launches that only change layouts (the others join the kernels of their neighbours).
+std::string describe_layout_changes(const CompileStats& stats);
 
 }  // namespace tessel::compiler

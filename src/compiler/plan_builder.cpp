@@ -195,9 +195,11 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
     model_.kernels.push_back(lower_group_kernel(kernel, found->second, options_.build));
   }
   step.kernel = found->second;
+  int layout_changes = 0;
   for (const graph::Node* node : group.nodes)
-    model_.stats.layout_changes +=
-        node->op_type == "LayoutToNCHWc" || node->op_type == "LayoutFromNCHWc";
+    layout_changes += node->op_type == "LayoutToNCHWc" || node->op_type == "LayoutFromNCHWc";
+  model_.stats.layout_changes += layout_changes;
+  model_.stats.layout_kernels += layout_changes == static_cast<int>(group.nodes.size());
   in_place_of_step_.push_back(kernel.in_place_input >= 0 ? step.args[kernel.in_place_input] : -1);
   model_.plan.steps.push_back(std::move(step));
   ++model_.stats.kernel_launches;

@@ -12,6 +12,7 @@
 #include "ops/conv2d_winograd.h"
 #include "passes/graph_builder.h"
 #include "runtime/ndarray_element.h"
+#include "support/error.h"
 
 namespace tessel::passes {
 namespace {
@@ -34,7 +35,9 @@ int64_t block_for(const std::vector<int64_t>& nchw) {
   return block_for(nchw[1], nchw[2] * nchw[3]);
 }
 
-bool is_onnx(const graph::Node& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
+bool is_onnx(const graph::Node& node) {
+  return node.domain.empty() || node.domain == "ai.onnx";
+}
 
 bool is_static_float(const graph::Value* v, int rank) {
   return v && v->type.dtype == ir::DataType::Float(32) && v->type.rank() == rank &&
@@ -98,9 +101,8 @@ std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
 /// functions and arithmetic qualify; Div only by a constant other than zero (see
 /// operand_form).
 bool keeps_padding_finite(const graph::Node& node) {
-  static const std::set<std::string> unary = {"Relu",    "LeakyRelu",   "Tanh", "HardSwish",
-                                              "Sigmoid", "HardSigmoid", "Erf",  "Neg",
-                                              "Abs"};
+  static const std::set<std::string> unary = {
+      "Relu", "LeakyRelu", "Tanh", "HardSwish", "Sigmoid", "HardSigmoid", "Erf", "Neg", "Abs"};
   static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div"};
   if (unary.count(node.op_type)) return node.inputs.size() == 1;
   return node.op_type == "Clip" || (binary.count(node.op_type) && node.inputs.size() == 2);
@@ -115,6 +117,22 @@ bool per_channel_of(const graph::Value& v, const graph::TensorType& y) {
   for (int d : {0, 2, 3})
     if (s[d] != 1 && s[d] != t[d]) return false;
   return true;
+}
+
+/// Whether the layout change of source value `v` (4-d, NCHW) into the blocked layout would
+/// join the kernel that computes it: an element-wise or injective operator's output (a
+/// Transpose back from channels-last, the scaling after it), whose kernel then writes the
+/// blocks instead of the NCHW tensor.
+bool blocks_in_its_kernel(const graph::Value& v) {
+  if (!v.producer || v.constant || !is_onnx(*v.producer) || v.producer->outputs.size() != 1)
+    return false;
+  try {
+    ops::PatternKind kind = executor::find_op(*v.producer).pattern;
+    return kind == ops::PatternKind::Elementwise || kind == ops::PatternKind::Broadcast ||
+           kind == ops::PatternKind::Injective;
+  } catch (const CompileError&) {
+    return false;
+  }
 }
 
 /// Whether `v` is a constant of one finite element, other than zero when `nonzero`.
@@ -194,9 +212,8 @@ class LayoutConverter {
     for (const graph::Value* v : vs) {
       auto it = blocked_.find(v);
       if (!v || it == blocked_.end() || builder_.has_value(v)) continue;
-      graph::Node node =
-          tessel_node("LayoutFromNCHWc", v->name + ".from_nchwc", {it->second},
-                      {{"channels", graph::Attribute::of_int(v->type.shape()[1])}});
+      graph::Node node = tessel_node("LayoutFromNCHWc", v->name + ".from_nchwc", {it->second},
+                                     {{"channels", graph::Attribute::of_int(v->type.shape()[1])}});
       node.outputs = {builder_.define(v)};
       builder_.add_node(std::move(node));
     }
@@ -274,7 +291,9 @@ class LayoutConverter {
       if (!in || divisor || !per_channel_of(*in, y->type)) return false;
       auto it = blocked_.find(in);
       bool small = in->type.shape()[2] * in->type.shape()[3] == 1;
-      if (it == blocked_.end() && !small) return false;  // a whole NCHW tensor: y goes NCHW
+      // A whole NCHW tensor is blocked where its layout change fuses into the kernel that
+      // computes it; else y goes NCHW.
+      if (it == blocked_.end() && !small && !blocks_in_its_kernel(*in)) return false;
       graph::Value* form = it != blocked_.end() ? it->second : blocked(in);
       if (form->type.shape()[4] != block) return false;
       inputs.push_back(form);
@@ -283,23 +302,57 @@ class LayoutConverter {
     return true;
   }
 
-  /// Runs a global pool of a blocked tensor as the pool of the blocked tensor whose window
-  /// spans the image and one channel of a block.
+  /// Runs a global pool of a blocked tensor, or a ReduceMean / ReduceMax over its image
+  /// (axes 2 and 3), as the pool of the blocked tensor whose window spans the image and one
+  /// channel of a block. A reduction that drops the image axes gives its [N, C] output from
+  /// the pooled blocks: the layout change then moves one value per channel.
   bool convert_global_pool(const graph::Node& node) {
-    static const std::map<std::string, std::string> as_pool = {
-        {"GlobalAveragePool", "AveragePool"}, {"GlobalMaxPool", "MaxPool"}};
+    static const std::map<std::string, std::string> as_pool = {{"GlobalAveragePool", "AveragePool"},
+                                                               {"GlobalMaxPool", "MaxPool"},
+                                                               {"ReduceMean", "AveragePool"},
+                                                               {"ReduceMax", "MaxPool"}};
     auto pool = as_pool.find(node.op_type);
     if (!is_onnx(node) || pool == as_pool.end() || node.inputs.size() != 1 ||
         node.outputs.size() != 1)
       return false;
     auto it = blocked_.find(node.inputs[0]);
     if (it == blocked_.end()) return false;
+    bool keep_dims = true;
+    if (node.op_type.rfind("Reduce", 0) == 0) {
+      const graph::Attribute* axes = node.attribute("axes");
+      if (!axes || axes->ints.size() != 2) return false;
+      std::set<int64_t> image;
+      for (int64_t a : axes->ints) image.insert(a < 0 ? a + 4 : a);
+      if (image != std::set<int64_t>{2, 3}) return false;
+      const graph::Attribute* keep = node.attribute("keepdims");
+      keep_dims = !keep || keep->i != 0;
+    }
     std::vector<int64_t> shape = it->second->type.shape();
     graph::Node windowed = node;
     windowed.op_type = pool->second;
-    add_blocked(windowed, {it->second},
-                {{"kernel_shape", graph::Attribute::of_ints({shape[2], shape[3], 1})}},
-                shape[4]);
+    std::map<std::string, graph::Attribute> window = {
+        {"kernel_shape", graph::Attribute::of_ints({shape[2], shape[3], 1})}};
+    const graph::Value* y = node.outputs[0];
+    if (keep_dims) {
+      add_blocked(windowed, {it->second}, std::move(window), shape[4]);
+      return true;
+    }
+    std::vector<int64_t> nc = y->type.shape();
+    graph::TensorType per_channel = graph::TensorType::of(y->type.dtype, {nc[0], nc[1], 1, 1});
+    windowed.inputs = {it->second};
+    windowed.attributes = std::move(window);
+    graph::Value* pooled =
+        add(std::move(windowed), blocked_type(per_channel, shape[4]), y->name + "_nchwc");
+    graph::Value* unblocked = add(tessel_node("LayoutFromNCHWc", y->name + ".from_nchwc", {pooled},
+                                              {{"channels", graph::Attribute::of_int(nc[1])}}),
+                                  per_channel, y->name + "_nchw");
+    graph::Node flatten;
+    flatten.name = y->name + ".flatten";
+    flatten.op_type = "Flatten";
+    flatten.opset = 13;
+    flatten.inputs = {unblocked};
+    flatten.outputs = {builder_.define(y)};
+    builder_.add_node(std::move(flatten));
     return true;
   }
 
@@ -344,8 +397,7 @@ class LayoutConverter {
         return false;
       inputs.push_back(it->second);
     }
-    add_blocked(node, inputs, {{"axis", graph::Attribute::of_int(1)}},
-                inputs[0]->type.shape()[4]);
+    add_blocked(node, inputs, {{"axis", graph::Attribute::of_int(1)}}, inputs[0]->type.shape()[4]);
     return true;
   }
 

@@ -14,9 +14,13 @@
 // constants; Div by a constant other than zero) run on blocked tensors as they are: the
 // readers of a blocked tensor multiply its padding channels by zero weights, pool them per
 // channel or drop them, so any finite value there will do (convolutions and layout
-// changes write zeros). 2-d MaxPool and AveragePool run as 3-d pools whose window spans
-// one channel of a block, GlobalAveragePool and GlobalMaxPool as such pools over the whole
-// image; a channel Concat of blocked tensors of one block is the Concat of their blocks
+// changes write zeros). An element-wise operator with a blocked operand blocks a whole NCHW
+// operand too where an element-wise or injective operator computes it (the Transpose back
+// from channels-last in ConvNeXt's residual, the scaling after it): that layout change
+// joins the kernel computing the operand. 2-d MaxPool and AveragePool run as 3-d pools
+// whose window spans one channel of a block, GlobalAveragePool and GlobalMaxPool (and
+// ReduceMean and ReduceMax over axes 2 and 3) as such pools over the whole image; a channel
+// Concat of blocked tensors of one block is the Concat of their blocks
 // (no padding channels there). A blocked tensor goes
 // back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
 // it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution

@@ -37,8 +37,9 @@ int run_compile(const std::vector<std::string>& args) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "wrote " << output << " (" << std::filesystem::file_size(output) / (1024.0 * 1024.0)
             << " MiB): " << model.stats.kernel_launches << " kernel launches, "
-            << model.kernels.size() << " kernels, " << model.stats.layout_changes
-            << " layout changes, " << compiler::describe_views(model.stats) << "; "
+            << model.kernels.size() << " kernels, "
+            << compiler::describe_layout_changes(model.stats) << ", "
+            << compiler::describe_views(model.stats) << "; "
             << compiler::describe_memory(model.plan) << "; compiled in " << seconds << " s\n";
   return 0;
 }

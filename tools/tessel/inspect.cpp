@@ -19,8 +19,9 @@ void print_groups(const compiler::CompiledModel& model) {
   std::cout << "== fused groups: " << model.stats.nodes << " nodes -> "
             << model.stats.kernel_launches << " kernel launches ("
             << model.plan.steps.size() - model.stats.kernel_launches << " control-flow steps), "
-            << model.kernels.size() << " distinct kernels, " << model.stats.layout_changes
-            << " layout changes, " << compiler::describe_views(model.stats) << "\n";
+            << model.kernels.size() << " distinct kernels, "
+            << compiler::describe_layout_changes(model.stats) << ", "
+            << compiler::describe_views(model.stats) << "\n";
   for (size_t k = 0; k < model.plan.steps.size(); ++k) {
     const runtime::PlanStep& step = model.plan.steps[k];
     if (step.kind != runtime::StepKind::Kernel) {

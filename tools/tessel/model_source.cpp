@@ -209,7 +209,7 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
   if (verbose)
     std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
               << " kernel launches (" << model.stats.unique_kernels << " distinct kernels, "
-              << model.stats.layout_changes << " layout changes, "
+              << compiler::describe_layout_changes(model.stats) << ", "
               << compiler::describe_views(model.stats) << "); "
               << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
               << " ms)\n";

@@ -34,8 +34,8 @@ TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
   // A batch of two images.
   TestGraph t;
   graph::Value* x = t.input("x", {2, 16, 6, 6});
-  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3}), t.random("b1", {16})},
-                         conv_attrs(1));
+  graph::Value* a =
+      t.op("Conv", "a", {x, t.random("w1", {16, 16, 3, 3}), t.random("b1", {16})}, conv_attrs(1));
   graph::Value* r = t.op("Relu", "r", {a});
   graph::Value* c = t.op("Conv", "c", {r, t.random("w2", {16, 16, 3, 3})}, conv_attrs(1));
   graph::Value* s = t.op("Add", "s", {c, x});
@@ -87,8 +87,8 @@ TEST(ConvertConvLayout, ChannelsArePaddedToBlocksOf16WhenThatAddsLittle) {
   // zeros through the ReLU, the residual Add and the next convolution's reduction.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 4, 4});
-  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {136, 8, 1, 1}), t.random("b1", {136})},
-                         conv_attrs(0));
+  graph::Value* a =
+      t.op("Conv", "a", {x, t.random("w1", {136, 8, 1, 1}), t.random("b1", {136})}, conv_attrs(0));
   graph::Value* r = t.op("Relu", "r", {a});
   graph::Value* c = t.op("Conv", "c", {r, t.random("w2", {136, 136, 3, 3})}, conv_attrs(1));
   t.output(t.op("Add", "y", {c, r}));
@@ -114,8 +114,7 @@ TEST(ConvertConvLayout, PaddingChannelsMayHoldFiniteValuesOtherThanZero) {
   t.output(t.op("GlobalMaxPool", "m", {g}));
   std::string text = graph::to_string(converted(t.g));
   EXPECT_NE(text.find("%g_nchwc = Sigmoid(%a_nchwc)"), std::string::npos) << text;
-  EXPECT_NE(text.find("%m_nchwc = MaxPool(%g_nchwc) {kernel_shape = [4, 4, 1]}"),
-            std::string::npos)
+  EXPECT_NE(text.find("%m_nchwc = MaxPool(%g_nchwc) {kernel_shape = [4, 4, 1]}"), std::string::npos)
       << text;
 }
 
@@ -129,9 +128,9 @@ TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
                          {{"kernel_shape", Attribute::of_ints({3, 3})},
                           {"pads", Attribute::of_ints({1, 1, 1, 1})},
                           {"strides", Attribute::of_ints({2, 2})}});
-  graph::Value* v = t.op("AveragePool", "v", {m},
-                         {{"kernel_shape", Attribute::of_ints({2, 2})},
-                          {"pads", Attribute::of_ints({0, 0, 1, 1})}});
+  graph::Value* v = t.op(
+      "AveragePool", "v", {m},
+      {{"kernel_shape", Attribute::of_ints({2, 2})}, {"pads", Attribute::of_ints({0, 0, 1, 1})}});
   t.output(t.op("Conv", "c", {v, t.random("w2", {16, 16, 1, 1})}, conv_attrs(0)));
   std::string text = graph::to_string(converted(t.g));
   EXPECT_NE(text.find("%m_nchwc = MaxPool(%r_nchwc) {kernel_shape = [3, 3, 1], pads = [1, 1, 0, "
@@ -150,8 +149,8 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   // A Concat with an NCHW input, or of tensors of different blocks, leaves the layout.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 16, 5, 5});
-  graph::Value* s = t.op("Relu", "s", {t.op("Conv", "sq", {x, t.random("w1", {8, 16, 1, 1})},
-                                             conv_attrs(0))});
+  graph::Value* s =
+      t.op("Relu", "s", {t.op("Conv", "sq", {x, t.random("w1", {8, 16, 1, 1})}, conv_attrs(0))});
   graph::Value* e1 = t.op("Conv", "e1", {s, t.random("w2", {16, 8, 1, 1})}, conv_attrs(0));
   graph::Value* e3 = t.op("Conv", "e3", {s, t.random("w3", {16, 8, 3, 3})}, conv_attrs(1));
   graph::Value* e8 = t.op("Conv", "e8", {s, t.random("w4", {8, 8, 1, 1})}, conv_attrs(0));
@@ -180,9 +179,9 @@ TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
   graph::Value* reduced =
       t.op("Conv", "reduce", {pooled, t.random("w2", {4, 16, 1, 1})}, conv_attrs(0));
   graph::Value* squeezed = t.op("Relu", "squeezed", {reduced});
-  graph::Value* scale = t.op(
-      "Sigmoid", "scale",
-      {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 4, 1, 1})}, conv_attrs(0))});
+  graph::Value* scale =
+      t.op("Sigmoid", "scale",
+           {t.op("Conv", "expand", {squeezed, t.random("w3", {16, 4, 1, 1})}, conv_attrs(0))});
   graph::Value* excited = t.op("Mul", "excited", {silu, scale});
   graph::Value* shifted = t.op("Add", "shifted", {excited, t.random("shift", {1, 16, 1, 1})});
   graph::Value* halved = t.op("Div", "halved", {shifted, t.scalar("two", 2)});
@@ -217,8 +216,48 @@ TEST(ConvertConvLayout, OperatorsThatMayMakePaddingInfiniteOrReadWholeNchwTensor
   t.output(t.op("Add", "s", {b, t.input("z", {1, 8, 5, 5})}));
   t.output(t.op("Add", "y", {b, t.random("shift", {8, 1, 1})}));
   std::string text = graph::to_string(converted(t.g));
-  for (const char* expected : {"%e = Exp(%a)", "%q = Div(%a, %b)", "%s = Add(%b, %z)",
-                               "%y = Add(%b, %shift)"})
+  for (const char* expected :
+       {"%e = Exp(%a)", "%q = Div(%a, %b)", "%s = Add(%b, %z)", "%y = Add(%b, %shift)"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+}
+
+TEST(ConvertConvLayout, AGatheredOperandIsBlockedInTheKernelThatComputesIt) {
+  // ConvNeXt's residual: the block's channels-last result transposed back and scaled per
+  // channel, added to the blocked input. The scaled transpose is blocked where it is
+  // computed (its kernel writes the blocks), so the sum stays blocked for the next
+  // convolution; a whole graph input is not (see above).
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 4, 4});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 1, 1})}, conv_attrs(0));
+  graph::Value* back = t.op("Transpose", "back", {t.input("nhwc", {1, 4, 4, 16})},
+                            {{"perm", Attribute::of_ints({0, 3, 1, 2})}});
+  graph::Value* scaled = t.op("Mul", "scaled", {back, t.random("gamma", {16, 1, 1})});
+  graph::Value* sum = t.op("Add", "sum", {a, scaled});
+  t.output(t.op("Conv", "c", {sum, t.random("w2", {16, 16, 1, 1})}, conv_attrs(0)));
+  std::string text = graph::to_string(converted(t.g));
+  for (const char* expected :
+       {"%scaled_nchwc = tessel.LayoutToNCHWc(%scaled) {block = 16}",
+        "%sum_nchwc = Add(%a_nchwc, %scaled_nchwc)", "tessel.Conv2dNCHWc(%sum_nchwc, %w2)"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  EXPECT_EQ(count_of(text, "tessel.LayoutFromNCHWc"), 1) << text;
+}
+
+TEST(ConvertConvLayout, ReductionsOverTheImageRunAsBlockedPools) {
+  // ShuffleNet's x.mean([2, 3]) before the classifier: the pool reads the blocks, and only
+  // one value per channel changes layout. A reduction over the channels leaves the layout.
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 16, 5, 5});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {16, 16, 1, 1})}, conv_attrs(0));
+  t.output(t.op("ReduceMean", "mean", {a},
+                {{"axes", Attribute::of_ints({2, 3})}, {"keepdims", Attribute::of_int(0)}}));
+  t.output(t.op("ReduceMax", "max", {a}, {{"axes", Attribute::of_ints({-1, -2})}}));
+  t.output(t.op("ReduceMean", "channels", {a}, {{"axes", Attribute::of_ints({1})}}));
+  std::string text = graph::to_string(converted(t.g));
+  for (const char* expected :
+       {"%mean_nchwc = AveragePool(%a_nchwc) {kernel_shape = [5, 5, 1]}",
+        "%mean_nchw = tessel.LayoutFromNCHWc(%mean_nchwc) {channels = 16}",
+        "%mean = Flatten(%mean_nchw)", "%max_nchwc = MaxPool(%a_nchwc) {kernel_shape = [5, 5, 1]}",
+        "%channels = ReduceMean(%a)"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
 }
 
@@ -228,8 +267,8 @@ TEST(ConvertConvLayout, GroupedConvolutionsRunBlockedWhereBlocksHoldWholeGroups)
   TestGraph t;
   graph::Value* x = t.input("x", {1, 32, 6, 6});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {32, 32, 1, 1})}, conv_attrs(0));
-  graph::Value* g1 = t.op("Relu", "r", {t.op("Conv", "g1", {a, t.random("w2", {32, 4, 3, 3})},
-                                             conv_attrs(1, 1, 8))});
+  graph::Value* g1 = t.op(
+      "Relu", "r", {t.op("Conv", "g1", {a, t.random("w2", {32, 4, 3, 3})}, conv_attrs(1, 1, 8))});
   graph::Value* g2 = t.op("Conv", "g2", {g1, t.random("w3", {32, 16, 3, 3})}, conv_attrs(1, 2, 2));
   t.output(t.op("Conv", "g3", {g2, t.random("w4", {24, 8, 1, 1})}, conv_attrs(0, 1, 4)));
   // RegNet's last stage: 17 groups of 8 in 136 channels, whose last block of 16 holds one
@@ -349,10 +388,10 @@ TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
 TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
   // 4 groups of 6 output channels: a block of 8 would mix groups with partial ones.
   TestGraph t;
-  std::string message = error_of_tessel_node(
-      t, "grouped", "Conv2dNCHWc",
-      {{"block", Attribute::of_int(8)}, {"groups", Attribute::of_int(4)}},
-      {t.input("x", {1, 1, 5, 5, 8}), t.random("w", {24, 2, 3, 3})});
+  std::string message =
+      error_of_tessel_node(t, "grouped", "Conv2dNCHWc",
+                           {{"block", Attribute::of_int(8)}, {"groups", Attribute::of_int(4)}},
+                           {t.input("x", {1, 1, 5, 5, 8}), t.random("w", {24, 2, 3, 3})});
   EXPECT_NE(message.find("4 groups of weight [24, 2, 3, 3] do not fit"), std::string::npos)
       << message;
   EXPECT_NE(message.find("grouped"), std::string::npos) << message;
@@ -360,10 +399,10 @@ TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
 
 TEST(ConvertConvLayout, WinogradConvolutionRejectsKernelsItCannotTake) {
   TestGraph t;
-  std::string message = error_of_tessel_node(
-      t, "pointwise", "Conv2dNCHWc",
-      {{"block", Attribute::of_int(16)}, {"winograd", Attribute::of_int(4)}},
-      {t.input("x", {1, 2, 5, 5, 16}), t.random("w", {32, 32, 1, 1})});
+  std::string message =
+      error_of_tessel_node(t, "pointwise", "Conv2dNCHWc",
+                           {{"block", Attribute::of_int(16)}, {"winograd", Attribute::of_int(4)}},
+                           {t.input("x", {1, 2, 5, 5, 16}), t.random("w", {32, 32, 1, 1})});
   EXPECT_NE(message.find("'winograd' is 4"), std::string::npos) << message;
   EXPECT_NE(message.find("[32, 32, 1, 1]"), std::string::npos) << message;
   EXPECT_NE(message.find("pointwise"), std::string::npos) << message;
