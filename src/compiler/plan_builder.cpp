@@ -125,6 +125,7 @@ PlanBuilder::PlanBuilder(CompiledModel& model, const CompileOptions& options,
     : model_(model), options_(options), batch_(batch), table_(model.plan, batch) {}
 
 void PlanBuilder::build(const graph::Graph& graph) {
+  model_graph_ = &graph;
   if (batch_) model_.plan.batch_symbol = batch_->symbol;
   table_.add_model_inputs(graph);
   emit_graph(graph);
@@ -222,6 +223,13 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
       runtime::data_dependent_outputs(how.kind, how.params, dtypes, shapes);
   for (size_t k = 0; k < outputs.dtypes.size() && k < node.outputs.size(); ++k) {
     if (outputs.dynamic_dims[k] < 0 || !node.outputs[k]) continue;
+    if (&graph != model_graph_)
+      for (const graph::Value* out : graph.outputs())
+        if (out == node.outputs[k])
+          TESSEL_USER_ERROR(node.describe(), " gives '", out->name,
+                            "', whose extent it finds at run time, as an output of a body; "
+                            "If, Loop and Scan carry values of fixed shapes, so only a model "
+                            "output may take such a value");
     for (const auto& reader : graph.nodes())
       for (const graph::Value* in : reader->inputs)
         if (in == node.outputs[k])
@@ -301,7 +309,9 @@ void PlanBuilder::place_activations() {
     std::vector<BufferRequest> requests;
     for (size_t id = 0; id < plan.tensors.size(); ++id) {
       const runtime::PlanTensor& t = plan.tensors[id];
-      if (t.storage != runtime::Storage::Arena || t.batched != batched || slices[id].buffer >= 0)
+      // A tensor with a dynamic dimension takes memory from the run, for what it found.
+      if (t.storage != runtime::Storage::Arena || t.batched != batched || slices[id].buffer >= 0 ||
+          t.dynamic_dim >= 0)
         continue;
       BufferRequest request;
       request.bytes = batched ? t.sample_stride() : t.nbytes();

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compile_model.h"
 #include "compiler/buffer_views.h"
+#include "compiler/compile_model.h"
 #include "compiler/fold_stages.h"
 #include "compiler/symbolic_batch.h"
 #include "graph/graph.h"
@@ -76,7 +76,7 @@ class PlanBuilder {
   void emit_group(const FusedGroup& group, size_t index, size_t count);
   /// A data-dependent operator's step (NonZero, Unique, NonMaxSuppression): its outputs'
   /// extents come from the run, so nothing of `graph` may read them (CompileError naming
-  /// the reader); model outputs may.
+  /// the reader) and no body may give them; model outputs may.
   void emit_data_dependent(const graph::Node& node, const graph::Graph& graph);
   /// If, Loop or Scan (control_flow_plan.cpp).
   void emit_control_flow(const graph::Node& node);
@@ -126,6 +126,8 @@ class PlanBuilder {
   std::vector<std::pair<const graph::Value*, BufferSlice>> slices_;
   /// The first and last step of each loop.
   std::vector<std::pair<int, int>> loops_;
+  /// The model's graph (emit_graph also compiles bodies).
+  const graph::Graph* model_graph_ = nullptr;
 };
 
 }  // namespace tessel::compiler

@@ -246,31 +246,25 @@ std::vector<runtime::NDArray> run_data_dependent(
   std::vector<runtime::ConstView> views;
   for (const runtime::NDArray* in : inputs)
     if (in) views.push_back({in->data(), in->dtype(), in->shape()});
-  std::vector<runtime::NDArray> largest;
-  std::vector<void*> buffers;
-  for (const graph::TensorType& type : compiled.output_types) {
-    largest.emplace_back(type.shape(), graph::to_runtime_dtype(type.dtype));
-    buffers.push_back(largest.back().data());
-  }
-  std::vector<std::vector<int64_t>> shapes;
+  // Each output is allocated at the shape the step finds, its element type the inferred one.
+  std::vector<runtime::NDArray> outputs;
+  auto allocate = [&](size_t k, const std::vector<int64_t>& shape) -> void* {
+    const graph::TensorType& type = compiled.output_types.at(k);
+    return outputs.emplace_back(shape, graph::to_runtime_dtype(type.dtype)).data();
+  };
   runtime::StringStore strings;
   const ops::DataDependentStep& step = *compiled.data_dependent;
   try {
-    shapes =
-        runtime::run_data_dependent(step.kind, step.params, step.strings, views, buffers, strings);
+    runtime::run_data_dependent(step.kind, step.params, step.strings, views, allocate, strings);
   } catch (const runtime::Error& e) {
     TESSEL_USER_ERROR(node.describe(), ": ", e.what());
   }
-  // Each output was written compactly at its actual shape: its first bytes.
-  std::vector<runtime::NDArray> outputs;
-  for (size_t k = 0; k < largest.size() && k < node.outputs.size(); ++k) {
-    runtime::NDArray& out = outputs.emplace_back(shapes[k], largest[k].dtype());
-    if (out.dtype().is_string())  // the array keeps its own copy of the text
+  // A string output's elements point into `strings`: the array keeps its own copy.
+  for (runtime::NDArray& out : outputs)
+    if (out.dtype().is_string())
       for (int64_t e = 0; e < out.size(); ++e)
-        out.set_string(e, runtime::string_element(largest[k].data(), e));
-    else
-      std::memcpy(out.data(), largest[k].data(), static_cast<size_t>(out.nbytes()));
-  }
+        out.set_string(e, std::string(runtime::string_element(out.data(), e)));
+  outputs.resize(std::min(outputs.size(), node.outputs.size()));
   return outputs;
 }
 

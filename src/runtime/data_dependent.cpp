@@ -39,13 +39,15 @@ void expect_inputs(size_t given, size_t expected, const char* what) {
 
 // ---- NonZero ---------------------------------------------------------------------------
 
-std::vector<std::vector<int64_t>> nonzero(const ConstView& in, int64_t* out) {
+std::vector<std::vector<int64_t>> nonzero(const ConstView& in, const OutputAllocator& allocate) {
   std::vector<int64_t> shape = in.shape.empty() ? std::vector<int64_t>{1} : in.shape;
   int64_t n = shape_product(shape);
   std::vector<int64_t> hits;
   for (int64_t k = 0; k < n; ++k)
     if (key(in, k) != 0) hits.push_back(k);  // NaN too
   int64_t count = static_cast<int64_t>(hits.size());
+  std::vector<int64_t> found = {static_cast<int64_t>(shape.size()), count};
+  auto* out = static_cast<int64_t*>(allocate(0, found));
   for (int64_t i = 0; i < count; ++i) {
     int64_t rest = hits[static_cast<size_t>(i)];
     for (size_t d = shape.size(); d-- > 0;) {
@@ -53,7 +55,7 @@ std::vector<std::vector<int64_t>> nonzero(const ConstView& in, int64_t* out) {
       rest /= shape[d];
     }
   }
-  return {{static_cast<int64_t>(shape.size()), count}};
+  return {found};
 }
 
 /// `shape` as [outer, length, inner] around `axis` (-1: the flattened input as the length).
@@ -83,7 +85,7 @@ std::vector<int64_t> with_extent(std::vector<int64_t> shape, int64_t axis, int64
 // ---- Unique ----------------------------------------------------------------------------
 
 std::vector<std::vector<int64_t>> unique(const ConstView& in, int64_t axis, bool sorted,
-                                         const std::vector<void*>& outputs) {
+                                         const OutputAllocator& allocate) {
   // The input as [outer, length, inner]: slices along the axis are [outer, inner] each.
   auto [outer, length, inner] = lines_around(in.shape, axis);
   auto element = [&](int64_t slice, int64_t o, int64_t i) {
@@ -123,22 +125,24 @@ std::vector<std::vector<int64_t>> unique(const ConstView& in, int64_t axis, bool
   for (size_t r = 0; r < rank.size(); ++r)
     position[static_cast<size_t>(rank[r])] = static_cast<int64_t>(r);
   int64_t u = static_cast<int64_t>(first.size());
+  std::vector<std::vector<int64_t>> shapes = {with_extent(in.shape, axis, u), {u}, {length}, {u}};
+  auto* y = static_cast<uint8_t*>(allocate(0, shapes[0]));
+  auto* first_index = static_cast<int64_t*>(allocate(1, shapes[1]));
+  auto* inverse = static_cast<int64_t*>(allocate(2, shapes[2]));
+  auto* count_of = static_cast<int64_t*>(allocate(3, shapes[3]));
   int64_t bytes = in.dtype.bytes();
-  auto* y = static_cast<uint8_t*>(outputs[0]);
   const auto* x = static_cast<const uint8_t*>(in.data);
   for (int64_t r = 0; r < u; ++r) {
     int64_t slice = first[static_cast<size_t>(rank[static_cast<size_t>(r)])];
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(y + ((o * u + r) * inner) * bytes, x + ((o * length + slice) * inner) * bytes,
                   static_cast<size_t>(inner * bytes));
-    static_cast<int64_t*>(outputs[1])[r] = slice;
-    static_cast<int64_t*>(outputs[3])[r] =
-        counts[static_cast<size_t>(rank[static_cast<size_t>(r)])];
+    first_index[r] = slice;
+    count_of[r] = counts[static_cast<size_t>(rank[static_cast<size_t>(r)])];
   }
   for (int64_t s = 0; s < length; ++s)
-    static_cast<int64_t*>(outputs[2])[s] =
-        position[static_cast<size_t>(group_of[static_cast<size_t>(s)])];
-  return {with_extent(in.shape, axis, u), {u}, {length}, {u}};
+    inverse[s] = position[static_cast<size_t>(group_of[static_cast<size_t>(s)])];
+  return shapes;
 }
 
 // ---- NonMaxSuppression -----------------------------------------------------------------
@@ -168,7 +172,7 @@ bool overlaps(const Box& a, const Box& b, float threshold) {
 
 std::vector<std::vector<int64_t>> non_max_suppression(const std::vector<int64_t>& params,
                                                       const std::vector<ConstView>& in,
-                                                      int64_t* out) {
+                                                      const OutputAllocator& allocate) {
   bool center = params[0] != 0;
   size_t next = 2;
   int64_t max_boxes = 0;
@@ -181,7 +185,7 @@ std::vector<std::vector<int64_t>> non_max_suppression(const std::vector<int64_t>
   const auto* boxes = static_cast<const float*>(in[0].data);
   const auto* scores = static_cast<const float*>(in[1].data);
   int64_t batches = in[1].shape[0], classes = in[1].shape[1], n = in[1].shape[2];
-  int64_t rows = 0;
+  std::vector<int64_t> selected;  // rows [batch, class, box]
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t c = 0; c < classes; ++c) {
       const float* s = scores + (b * classes + c) * n;
@@ -198,19 +202,18 @@ std::vector<std::vector<int64_t>> non_max_suppression(const std::vector<int64_t>
         for (const Box& k : kept) suppressed = suppressed || overlaps(k, box, iou);
         if (suppressed) continue;
         kept.push_back(box);
-        out[rows * 3] = b;
-        out[rows * 3 + 1] = c;
-        out[rows * 3 + 2] = i;
-        ++rows;
+        selected.insert(selected.end(), {b, c, i});
       }
     }
-  return {{rows, 3}};
+  std::vector<int64_t> shape = {static_cast<int64_t>(selected.size()) / 3, 3};
+  std::memcpy(allocate(0, shape), selected.data(), selected.size() * sizeof(int64_t));
+  return {shape};
 }
 
 // ---- Compress and TopK -------------------------------------------------------------------
 
 std::vector<std::vector<int64_t>> compress(const ConstView& x, const ConstView& condition,
-                                           int64_t axis, void* out) {
+                                           int64_t axis, const OutputAllocator& allocate) {
   Lines l = lines_around(x.shape, axis);
   std::vector<int64_t> selected;
   for (int64_t k = 0; k < shape_product(condition.shape); ++k) {
@@ -221,27 +224,29 @@ std::vector<std::vector<int64_t>> compress(const ConstView& x, const ConstView& 
     selected.push_back(k);
   }
   int64_t count = static_cast<int64_t>(selected.size()), bytes = x.dtype.bytes();
+  std::vector<int64_t> shape = with_extent(x.shape, axis, count);
   const auto* from = static_cast<const uint8_t*>(x.data);
-  auto* to = static_cast<uint8_t*>(out);
+  auto* to = static_cast<uint8_t*>(allocate(0, shape));
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t r = 0; r < count; ++r)
       std::memcpy(to + (o * count + r) * l.inner * bytes,
                   from + (o * l.length + selected[static_cast<size_t>(r)]) * l.inner * bytes,
                   static_cast<size_t>(l.inner * bytes));
-  return {with_extent(x.shape, axis, count)};
+  return {shape};
 }
 
 std::vector<std::vector<int64_t>> topk(const ConstView& x, const ConstView& k_value, int64_t axis,
-                                       bool largest, const std::vector<void*>& outputs) {
+                                       bool largest, const OutputAllocator& allocate) {
   Lines l = lines_around(x.shape, axis);
   auto k = static_cast<int64_t>(key(k_value, 0));
   if (k < 0 || k > l.length)
     throw Error("TopK: k is " + std::to_string(k) + ", expected 0 <= k <= " +
                 std::to_string(l.length) + " (the extent of axis " + std::to_string(axis) + ")");
   int64_t bytes = x.dtype.bytes();
+  std::vector<int64_t> shape = with_extent(x.shape, axis, k);
   const auto* from = static_cast<const uint8_t*>(x.data);
-  auto* values = static_cast<uint8_t*>(outputs[0]);
-  auto* indices = static_cast<int64_t*>(outputs[1]);
+  auto* values = static_cast<uint8_t*>(allocate(0, shape));
+  auto* indices = static_cast<int64_t*>(allocate(1, shape));
   std::vector<int64_t> order(static_cast<size_t>(l.length));
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t i = 0; i < l.inner; ++i) {
@@ -262,7 +267,6 @@ std::vector<std::vector<int64_t>> topk(const ConstView& x, const ConstView& k_va
         indices[out] = p;
       }
     }
-  std::vector<int64_t> shape = with_extent(x.shape, axis, k);
   return {shape, shape};
 }
 
@@ -360,21 +364,21 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
 
 std::vector<std::vector<int64_t>> run_data_dependent(
     StepKind kind, const std::vector<int64_t>& params, const std::vector<std::string>& strings,
-    const std::vector<ConstView>& inputs, const std::vector<void*>& outputs, StringStore& store) {
+    const std::vector<ConstView>& inputs, const OutputAllocator& allocate, StringStore& store) {
   switch (kind) {
     case StepKind::NonZero:
-      return nonzero(inputs[0], static_cast<int64_t*>(outputs[0]));
+      return nonzero(inputs[0], allocate);
     case StepKind::Unique:
-      return unique(inputs[0], params[0], params[1] != 0, outputs);
+      return unique(inputs[0], params[0], params[1] != 0, allocate);
     case StepKind::NonMaxSuppression:
-      return non_max_suppression(params, inputs, static_cast<int64_t*>(outputs[0]));
+      return non_max_suppression(params, inputs, allocate);
     case StepKind::Compress:
-      return compress(inputs[0], inputs[1], params[0], outputs[0]);
+      return compress(inputs[0], inputs[1], params[0], allocate);
     case StepKind::TopK:
-      return topk(inputs[0], inputs[1], params[0], params[1] != 0, outputs);
+      return topk(inputs[0], inputs[1], params[0], params[1] != 0, allocate);
     case StepKind::StringNormalizer:
     case StepKind::CastString:
-      return {run_string_step(kind, params, strings, inputs[0], outputs[0], store)};
+      return {run_string_step(kind, params, strings, inputs[0], allocate, store)};
     default:
       throw Error(std::string("step kind '") + step_kind_name(kind) + "' is not data-dependent");
   }

@@ -6,10 +6,11 @@
 //
 // Their work is a sequential scan, a sort or a greedy selection, which the gather form of
 // tensor expressions (each output element a function of its index) does not describe; they
-// are written here once, in C++. Each writes its outputs compactly, row-major for the
-// extents it finds, into buffers sized for the largest outputs its input shapes allow
-// (data_dependent_capacities), and returns the extents it wrote: a plan sizes those buffers
-// statically, and the run reports the outputs' actual shapes.
+// are written here once, in C++. Each finds its outputs' extents first, then asks its
+// caller for each output's memory at that actual shape (OutputAllocator) and writes it
+// compactly, row-major; so an output takes memory for what the run found, not for the
+// largest output its input shapes allow (data_dependent_outputs: the types the compiler
+// gives them).
 //
 // Semantics (ONNX, as ONNX Runtime computes them):
 //  - NonZero: the indices of the nonzero elements, [rank, count], in row-major order (NaN
@@ -33,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,12 +72,17 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
                                             const std::vector<DType>& input_types,
                                             const std::vector<std::vector<int64_t>>& input_shapes);
 
+/// The memory output `k` of a step is written to, for its actual `shape` (the product of
+/// its extents times the element size, at least): called once per output, in order, after
+/// the step has found the extents and before it writes that output.
+using OutputAllocator = std::function<void*(size_t k, const std::vector<int64_t>& shape)>;
+
 /// Runs step `kind` with `params` and text parameters `strings` on `inputs`, writing output
-/// k compactly into outputs[k] (each at least its capacity in bytes; the text of string
-/// outputs into `store`); returns the outputs' actual shapes. Throws Error for a bad input
-/// value (a negative box count, text that is no number).
+/// k compactly into the memory `allocate` gives it (the text of string outputs into
+/// `store`); returns the outputs' actual shapes. Throws Error for a bad input value (a
+/// negative box count, text that is no number).
 std::vector<std::vector<int64_t>> run_data_dependent(
     StepKind kind, const std::vector<int64_t>& params, const std::vector<std::string>& strings,
-    const std::vector<ConstView>& inputs, const std::vector<void*>& outputs, StringStore& store);
+    const std::vector<ConstView>& inputs, const OutputAllocator& allocate, StringStore& store);
 
 }  // namespace tessel::runtime

@@ -185,6 +185,7 @@ RunContext::RunContext(const Model& model) : code_(model.code_) {
   for (const PlanTensor& t : plan.tensors)
     dynamic_extents_.push_back(t.dynamic_dim >= 0 ? t.shape[static_cast<size_t>(t.dynamic_dim)]
                                                   : 0);
+  dynamic_buffers_.resize(plan.tensors.size());
 }
 
 const ModelPlan& Model::plan() const {
@@ -219,6 +220,7 @@ void* RunContext::tensor_data(int32_t id) const {
       // Kernels take void**; the plan never makes a weight a kernel's output.
       return const_cast<uint8_t*>(code_->weights) + t.offset;
     case Storage::Arena:
+      if (t.dynamic_dim >= 0) return dynamic_buffers_[static_cast<size_t>(id)].data.get();
       return t.batched ? batch_arena_.data.get() + batch_size_ * t.offset : arena_.get() + t.offset;
   }
   return nullptr;
@@ -430,19 +432,26 @@ size_t RunContext::run_step(size_t k) {
     case StepKind::StringNormalizer:
     case StepKind::CastString: {
       size_t outputs = data_dependent_output_count(step.kind);
+      size_t first_output = step.args.size() - outputs;
       std::vector<ConstView> inputs;
-      std::vector<void*> results;
-      for (size_t a = 0; a < step.args.size(); ++a) {
+      for (size_t a = 0; a < first_output; ++a) {
         const PlanTensor& t = plan.tensors[static_cast<size_t>(step.args[a])];
-        if (a + outputs < step.args.size())
-          inputs.push_back({data(a), t.dtype, t.shape});
-        else
-          results.push_back(data(a));
+        inputs.push_back({data(a), t.dtype, t.shape});
       }
+      // An output with a dynamic dimension takes memory for the shape the step found; the
+      // others have their planned place.
+      auto allocate = [&](size_t o, const std::vector<int64_t>& shape) -> void* {
+        int32_t id = step.args[first_output + o];
+        const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
+        if (t.dynamic_dim < 0) return tensor_data(id);
+        int64_t bytes = std::max<int64_t>(bytes_of(shape, t.dtype), 1);
+        return dynamic_buffers_[static_cast<size_t>(id)].reserve(
+            bytes, "model '" + plan.name + "': output '" + t.name + "'");
+      };
       std::vector<std::vector<int64_t>> shapes;
       try {
         shapes =
-            run_data_dependent(step.kind, step.params, step.strings, inputs, results, strings_);
+            run_data_dependent(step.kind, step.params, step.strings, inputs, allocate, strings_);
       } catch (const Error& e) {
         fail(e.what());
       }

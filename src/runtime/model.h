@@ -121,8 +121,10 @@ class RunContext {
   std::vector<Buffer> output_staging_;
   std::vector<bool> output_staged_;
   /// Per tensor with a dynamic dimension: its extent in the last run (the planned largest
-  /// one before any).
+  /// one before any), and its memory, allocated by the run for the shape its step found
+  /// (kept, and grown only, from run to run); empty for the other tensors.
   std::vector<int64_t> dynamic_extents_;
+  std::vector<Buffer> dynamic_buffers_;
   bool profiling_ = false;
   std::vector<double> step_times_ms_;
   /// The text of the string tensors this run's steps made.

@@ -181,6 +181,14 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
                         : t.storage == Storage::Weight ? std::string("it is a weight")
                                                        : std::string("it is a scalar")));
   if (t.storage == Storage::Input) return t;  // checked against the inputs once read
+  // A tensor with a dynamic dimension lives outside the arena, in memory the run allocates.
+  if (t.dynamic_dim >= 0) {
+    if (t.offset != 0)
+      in.fail_at(offset_positions.back(), describe(id, t) + ": offset " + std::to_string(t.offset) +
+                                              " for a tensor with a dynamic dimension, which "
+                                              "lives outside the arena (expected 0)");
+    return t;
+  }
   int64_t limit = t.storage == Storage::Weight ? plan.weights_bytes
                   : t.batched                  ? plan.batch_arena_bytes
                                                : plan.arena_bytes;

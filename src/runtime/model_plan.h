@@ -38,7 +38,8 @@ struct PlanTensor {
   /// offsets of one sample, scaled by N, keep tensors that live at once apart.
   bool batched = false;
   /// The dimension whose extent a data-dependent step sets when it runs (-1: none): `shape`
-  /// then holds the largest extent, which the storage is sized for.
+  /// then holds the largest extent, and the tensor lives outside the arena (offset 0), in
+  /// memory the run allocates for the extent the step found.
   int32_t dynamic_dim = -1;
 
   /// The product of the shape (1 for a scalar).

@@ -92,7 +92,8 @@ std::string change_case(std::string_view text, CaseAction action) {
 
 std::vector<int64_t> string_normalizer(const std::vector<int64_t>& params,
                                        const std::vector<std::string>& stop_words,
-                                       const ConstView& in, const char** out, StringStore& store) {
+                                       const ConstView& in, const OutputAllocator& allocate,
+                                       StringStore& store) {
   auto action = static_cast<CaseAction>(params[0]);
   bool case_sensitive = params[1] != 0;
   auto key = [&](std::string_view text) {
@@ -100,15 +101,17 @@ std::vector<int64_t> string_normalizer(const std::vector<int64_t>& params,
   };
   std::vector<std::string> stops;
   for (const std::string& word : stop_words) stops.push_back(key(word));
-  int64_t n = shape_product(in.shape), kept = 0;
+  int64_t n = shape_product(in.shape);
+  std::vector<const char*> kept;
   for (int64_t k = 0; k < n; ++k) {
     std::string_view text = string_element(in.data, k);
     if (std::find(stops.begin(), stops.end(), key(text)) != stops.end()) continue;
-    out[kept++] = store.add(change_case(text, action));
+    kept.push_back(store.add(change_case(text, action)));
   }
-  if (kept == 0) out[kept++] = store.add("");
+  if (kept.empty()) kept.push_back(store.add(""));
   std::vector<int64_t> shape = in.shape;
-  shape.back() = kept;
+  shape.back() = static_cast<int64_t>(kept.size());
+  std::memcpy(allocate(0, shape), kept.data(), kept.size() * sizeof(const char*));
   return shape;
 }
 
@@ -290,11 +293,12 @@ DataDependentOutputs string_step_outputs(StepKind kind, const std::vector<int64_
 
 std::vector<int64_t> run_string_step(StepKind kind, const std::vector<int64_t>& params,
                                      const std::vector<std::string>& strings, const ConstView& in,
-                                     void* output, StringStore& store) {
+                                     const OutputAllocator& allocate, StringStore& store) {
   if (kind == StepKind::StringNormalizer)
-    return string_normalizer(params, strings, in, static_cast<const char**>(output), store);
+    return string_normalizer(params, strings, in, allocate, store);
   DType to = cast_target(params);
   int64_t n = shape_product(in.shape);
+  void* output = allocate(0, in.shape);
   for (int64_t k = 0; k < n; ++k) {
     if (to == DType::String()) {
       static_cast<const char**>(output)[k] = store.add(number_text(in.data, in.dtype, k));

@@ -32,9 +32,11 @@ DataDependentOutputs string_step_outputs(StepKind kind, const std::vector<int64_
                                          const std::vector<DType>& input_types,
                                          const std::vector<std::vector<int64_t>>& input_shapes);
 
-/// Runs string step `kind`, writing its output (text into `store`); returns its shape.
+/// Runs string step `kind`, writing its output into the memory `allocate` gives it (text
+/// into `store`); returns its shape.
 std::vector<int64_t> run_string_step(StepKind kind, const std::vector<int64_t>& params,
                                      const std::vector<std::string>& strings,
-                                     const ConstView& input, void* output, StringStore& store);
+                                     const ConstView& input, const OutputAllocator& allocate,
+                                     StringStore& store);
 
 }  // namespace tessel::runtime

@@ -180,22 +180,23 @@ def plans():
                     ("h", *f32, 2, [1, 8], 32, 0, 1)],
         [0], [2], [(0, "k0", "MatMul", [0, 1, 2])], 0, 256, 0, ("N", 64))
     # Data-dependent steps: NonZero of x (indices [2, up to 6], the count found at run time),
-    # then Unique of x flattened and sorted (values, first indices, inverse, counts).
+    # then Unique of x flattened and sorted (values, first indices, inverse, counts). Tensors
+    # with a dynamic dimension live outside the arena (offset 0).
     yield "data_dependent", plan(
         "data_dependent", [("x", *f32, 0, [2, 3], 24, 0), ("nz", *i64, 2, [2, 6], 96, 0, 0, 1),
-                           ("u", *f32, 2, [6], 24, 128, 0, 0), ("first", *i64, 2, [6], 48, 192, 0, 0),
-                           ("inverse", *i64, 2, [6], 48, 256), ("counts", *i64, 2, [6], 48, 320, 0, 0)],
+                           ("u", *f32, 2, [6], 24, 0, 0, 0), ("first", *i64, 2, [6], 48, 0, 0, 0),
+                           ("inverse", *i64, 2, [6], 48, 0), ("counts", *i64, 2, [6], 48, 0, 0, 0)],
         [0], [1, 2, 3, 4, 5], [(8, "", "NonZero", [0, 1]),
                                (9, "", "Unique", [0, 2, 3, 4, 5], 0, 0, 0, (-1, 1))],
-        384, 0)
+        64, 0)
     # Strings: x cast to text, then StringNormalizer (upper case, stop word "ONE") of the text.
     text = (5, 64)
     yield "strings", plan(
         "strings", [("x", *f32, 0, [4], 16, 0), ("t", *text, 2, [4], 32, 0),
-                    ("kept", *text, 2, [4], 32, 64, 0, 0)],
+                    ("kept", *text, 2, [4], 32, 0, 0, 0)],
         [0], [2], [(14, "", "Cast", [0, 1], 0, 0, 0, (5, 64)),
                    (13, "", "StringNormalizer", [1, 2], 0, 0, 0, (2, 0), ("ONE",))],
-        128, 0)
+        64, 0)
 
 
 def traces():

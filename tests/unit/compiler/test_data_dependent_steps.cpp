@@ -1,8 +1,9 @@
 // Data-dependent operators compiled: NonZero after a kernel becomes a runtime step whose
 // output takes the extent the run finds (against a count written here), Compress and TopK
 // take their condition and k at run time (against loops written here), NonZero of a
-// constant folds away at compile time, and a kernel reading a value whose extent only the
-// run knows is refused with an error naming both nodes.
+// constant folds away at compile time, outputs take memory for what the run finds rather
+// than arena space for the largest extent, and a kernel reading a value whose extent only the
+// run knows, or a body giving one, is refused with an error naming the nodes.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
@@ -157,6 +158,73 @@ TEST(DataDependentSteps, NonZeroOfAConstantFolds) {
   ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{2, 2}));
   const float expected[] = {10, 21, 11, 22};
   for (int k = 0; k < 4; ++k) EXPECT_EQ(out[0].data_as<float>()[k], expected[k]) << k;
+}
+
+TEST(DataDependentSteps, OutputsTakeMemoryForWhatTheRunFinds) {
+  // A [512, 512] mask could give 2 x 262144 coordinates (4 MiB); the arena holds the ReLU's
+  // output only, and each run allocates the coordinates it found, growing when a run finds
+  // more than the runs before.
+  const int64_t n = 512;
+  CompiledModel compiled = compile_model(nonzero_model(n, n, false), {f32({n, n})});
+  int64_t largest = 2 * n * n * 8, relu = n * n * 4;
+  EXPECT_GE(compiled.plan.arena_bytes, relu);
+  EXPECT_LT(compiled.plan.arena_bytes, relu + largest / 2);
+  runtime::Model model = jit_model(std::move(compiled));
+  runtime::NDArray x = runtime::NDArray::zeros({n, n}, runtime::DType::Float(32));
+  for (int64_t positives : {1, 5000, 3, 262144}) {
+    for (int64_t k = 0; k < n * n; ++k)  // the first `positives` elements of a stride-7 walk
+      x.data_as<float>()[(k * 7) % (n * n)] = k < positives ? 1.0f : -1.0f;
+    std::vector<int64_t> flat;
+    for (int64_t k = 0; k < n * n; ++k)
+      if (x.data_as<float>()[k] > 0) flat.push_back(k);
+    runtime::NDArray y = std::move(model.run({&x})[0]);
+    int64_t count = static_cast<int64_t>(flat.size());
+    ASSERT_EQ(count, positives);
+    ASSERT_EQ(y.shape(), (std::vector<int64_t>{2, count}));
+    for (int64_t k = 0; k < count; ++k) {
+      ASSERT_EQ(y.data_as<int64_t>()[k], flat[static_cast<size_t>(k)] / n) << positives;
+      ASSERT_EQ(y.data_as<int64_t>()[count + k], flat[static_cast<size_t>(k)] % n) << positives;
+    }
+  }
+}
+
+TEST(DataDependentSteps, ABodyGivingADynamicExtentIsRefused) {
+  // An If on a run-time condition whose branches end in NonZero: its output would be
+  // carried at a fixed shape.
+  auto branch = [](const std::string& name) {
+    testing::TypedGraph b;
+    b.graph.name = name;
+    graph::Value* x = b.input("x", {2, 4});
+    b.graph.captured_inputs = 1;
+    graph::Value* y = testing::add_untyped_node(b.graph, "NonZero", {x})[0];
+    b.output(y);
+    return std::make_shared<const graph::Graph>(std::move(b.graph));
+  };
+  graph::Graph g;
+  g.name = "if";
+  g.opsets = {{"", 17}};
+  graph::Value* cond = g.add_value("cond", graph::TensorType::of(ir::DataType::Bool(), {}));
+  graph::Value* x = g.add_value("x", f32({2, 4}));
+  g.add_input(cond);
+  g.add_input(x);
+  graph::Node node;
+  node.name = "if";
+  node.op_type = "If";
+  node.opset = 17;
+  node.attributes["then_branch"] = graph::Attribute::of_graph(branch("then"));
+  node.attributes["else_branch"] = graph::Attribute::of_graph(branch("else"));
+  node.inputs = {cond, x};
+  node.outputs = {g.add_value("y", {})};
+  g.add_node(std::move(node));
+  g.add_output(g.nodes().back()->outputs[0]);
+  try {
+    compile_model(g, {graph::TensorType::of(ir::DataType::Bool(), {}), f32({2, 4})});
+    FAIL() << "compiled";
+  } catch (const CompileError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("NonZero"), std::string::npos) << m;
+    EXPECT_NE(m.find("as an output of a body"), std::string::npos) << m;
+  }
 }
 
 TEST(DataDependentSteps, AKernelReadingADynamicExtentIsRefused) {

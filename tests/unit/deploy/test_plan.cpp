@@ -307,12 +307,12 @@ TEST(Plan, RejectsInconsistentBatches) {
 }
 
 /// sample_plan with NonZero of x: the indices into tensor 6 ('nz', int64 [2, 32], its
-/// second extent found by the run).
+/// second extent found by the run; outside the arena, so at offset 0).
 ModelPlan data_dependent_plan() {
   ModelPlan p = sample_plan();
-  p.tensors.push_back({"nz", runtime::DType::Int(64), {2, kSize}, runtime::Storage::Arena, 256});
+  p.tensors.push_back({"nz", runtime::DType::Int(64), {2, kSize}, runtime::Storage::Arena, 0});
   p.tensors.back().dynamic_dim = 1;
-  p.arena_bytes = 256 + 2 * kSize * 8;
+  p.arena_bytes = 2 * kSize * 8;  // room for 'nz' were it planned in the arena (checks below)
   runtime::PlanStep nonzero;
   nonzero.kind = runtime::StepKind::NonZero;
   nonzero.args = {0, 6};
@@ -368,6 +368,11 @@ TEST(Plan, ChecksDataDependentSteps) {
   p.tensors[0].dynamic_dim = 0;
   expect(p, "tensor 0 ('x'): a dynamic dimension, but not an unbatched arena tensor");
   p = data_dependent_plan();
+  p.tensors[6].offset = 64;
+  expect(p,
+         "tensor 6 ('nz'): offset 64 for a tensor with a dynamic dimension, which lives "
+         "outside the arena (expected 0)");
+  p = data_dependent_plan();
   p.steps.back().kind = runtime::StepKind::Unique;
   p.steps.back().params = {5, 1};
   expect(p, "too few arguments");
@@ -385,10 +390,10 @@ ModelPlan string_plan() {
   runtime::DType text = runtime::DType::String();
   p.tensors.push_back({"words", text, {kRows, kCols}, runtime::Storage::Arena, 256});
   p.tensors.push_back({"raw", text, {5}, runtime::Storage::Input, 1});
-  p.tensors.push_back({"kept", text, {5}, runtime::Storage::Arena, 512});
+  p.tensors.push_back({"kept", text, {5}, runtime::Storage::Arena, 0});
   p.tensors.back().dynamic_dim = 0;
   p.inputs.push_back(7);
-  p.arena_bytes = 512 + 64;
+  p.arena_bytes = 512;
   runtime::PlanStep cast;
   cast.kind = runtime::StepKind::CastString;
   cast.args = {0, 6};

@@ -35,17 +35,29 @@ StepRun run(StepKind kind, const std::vector<int64_t>& params,
     shapes.push_back(v.shape);
   }
   DataDependentOutputs out = data_dependent_outputs(kind, params, dtypes, shapes);
-  std::vector<std::vector<uint8_t>> buffers;
-  std::vector<void*> pointers;
-  for (size_t k = 0; k < out.dtypes.size(); ++k) {
+  // Each output gets memory for exactly the shape the step asks for (within the largest
+  // its input shapes allow), followed by guard bytes that must stay untouched.
+  constexpr size_t kGuard = 8;
+  std::vector<std::vector<uint8_t>> buffers(out.dtypes.size());
+  std::vector<Shape> asked(out.dtypes.size());
+  auto allocate = [&](size_t k, const Shape& shape) -> void* {
+    EXPECT_TRUE(buffers.at(k).empty()) << "output " << k << " allocated twice";
+    EXPECT_EQ(shape.size(), out.capacities[k].size());
+    for (size_t d = 0; d < shape.size() && d < out.capacities[k].size(); ++d)
+      EXPECT_LE(shape[d], out.capacities[k][d]) << "output " << k << ", dimension " << d;
     int64_t n = out.dtypes[k].bytes();
-    for (int64_t d : out.capacities[k]) n *= d;
-    buffers.emplace_back(static_cast<size_t>(n) + 8, 0xEE);
-    pointers.push_back(buffers.back().data());
-  }
+    for (int64_t d : shape) n *= d;
+    asked[k] = shape;
+    buffers[k].assign(static_cast<size_t>(n) + kGuard, 0xEE);
+    return buffers[k].data();
+  };
   StepRun r;
   StringStore store;
-  r.shapes = run_data_dependent(kind, params, {}, inputs, pointers, store);
+  r.shapes = run_data_dependent(kind, params, {}, inputs, allocate, store);
+  EXPECT_EQ(r.shapes, asked);
+  for (const std::vector<uint8_t>& b : buffers)
+    for (size_t g = b.size() - std::min(b.size(), kGuard); g < b.size(); ++g)
+      EXPECT_EQ(b[g], 0xEE) << "a step wrote past its output";
   for (size_t k = 0; k < buffers.size(); ++k) {
     int64_t n = 1;
     for (int64_t d : r.shapes[k]) n *= d;

@@ -35,17 +35,21 @@ std::vector<std::string> texts_of(const void* data, const Shape& shape) {
   return texts;
 }
 
-/// Runs a string step on one input, as the runtime does: output storage of the largest
-/// shape, text in `store`. Returns the output shape; `output` receives the bytes.
+/// Runs a string step on one input, as the runtime does: output storage of the shape the
+/// step finds, text in `store`. Returns the output shape; `output` receives the bytes.
 Shape run_step(StepKind kind, const std::vector<int64_t>& params,
                const std::vector<std::string>& words, const NDArray& in,
                std::vector<uint8_t>& output, StringStore& store) {
   DataDependentOutputs out = data_dependent_outputs(kind, params, {in.dtype()}, {in.shape()});
-  int64_t n = out.dtypes[0].bytes();
-  for (int64_t d : out.capacities[0]) n *= d;
-  output.assign(static_cast<size_t>(n), 0);
+  auto allocate = [&](size_t k, const Shape& shape) -> void* {
+    EXPECT_EQ(k, 0u);
+    int64_t n = out.dtypes[0].bytes();
+    for (int64_t d : shape) n *= d;
+    output.assign(static_cast<size_t>(n), 0);
+    return output.data();
+  };
   ConstView view{in.data(), in.dtype(), in.shape()};
-  return run_data_dependent(kind, params, words, {view}, {output.data()}, store)[0];
+  return run_data_dependent(kind, params, words, {view}, allocate, store)[0];
 }
 
 struct Normalized {
