@@ -12,8 +12,9 @@ compile` (once per model, into DIR/<model>.so) and `tessel bench` on that librar
 subprocess, whose last line `<model> threads=<N>: median <ms> ms, p90 <ms> ms` is parsed), ONNX
 Runtime's CPU provider (all graph optimisations, sequential, intra-op threads N), and the
 PyTorch module rebuilt from scripts/tessel_models.py (no_grad, torch.set_num_threads(N)). ORT
-and PyTorch take warm-up runs, then the median of the timed runs; tessel bench picks its own
-counts. A side that is unavailable (no onnxruntime, no torch, no tessel binary or no `bench`
+and PyTorch take warm-up runs, then the median of timed runs as tessel bench counts its own:
+at least --runs and at least 2 s of them, at most 1000 (a 4 ms model gets about 500 runs on
+every side, not 10 against tessel's 500). A side that is unavailable (no onnxruntime, no torch, no tessel binary or no `bench`
 command yet) shows as n/a. Each model and thread count is timed in --rounds rounds (default 3),
 every side once per round; the table gives the medians and the medians of the per-round ratios.
 With --records, each model is also compiled with those tuning records for each thread count
@@ -53,11 +54,13 @@ def thread_env(threads):
     return env
 
 
-def median_ms(run, warmup, runs):
+def median_ms(run, warmup, runs, min_seconds=2.0, max_runs=1000):
+    """The median of at least `runs` timed runs and at least `min_seconds` of them (at most
+    `max_runs`) after `warmup` runs: the counts `tessel bench` takes."""
     for _ in range(warmup):
         run()
     times = []
-    for _ in range(runs):
+    while len(times) < max_runs and (len(times) < runs or sum(times) < min_seconds * 1e3):
         start = time.perf_counter()
         run()
         times.append((time.perf_counter() - start) * 1e3)
@@ -263,8 +266,8 @@ def main():
         "",
         f"{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
         f"{os.getloadavg()[0]:.1f} after; medians over {args.rounds} rounds, each timing every "
-        f"side once (ratios: medians of the per-round ratios); ORT and PyTorch: medians of "
-        f"{args.runs} runs after {args.warmup} warm-up.",
+        f"side once (ratios: medians of the per-round ratios); every side: the median of at "
+        f"least {args.runs} runs and 2 s of them (at most 1000) after {args.warmup} warm-up.",
     ]) + "\n"
     print(table, end="")
     for why in sorted(notes):
