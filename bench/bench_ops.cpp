@@ -268,8 +268,8 @@ Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, i
   return c;
 }
 
-/// The matmuls of BERT-base, of the GPT decoder's second FFN layer and vocabulary projection
-/// and a square one; the convolutions of ResNet-18 and the 3x3
+/// The matmuls of BERT-base, of the GPT decoder's second FFN layer and vocabulary projection,
+/// of ViT-B/16's MLP (197 tokens) and a square one; the convolutions of ResNet-18 and the 3x3
 /// stem of MobileNet, EfficientNet and MnasNet; grouped, depthwise and dilated convolutions
 /// of the model zoo (ResNeXt-50, RegNetY-400MF, EfficientNet-B0, LR-ASPP).
 std::vector<Case> all_cases() {
