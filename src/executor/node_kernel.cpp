@@ -212,16 +212,25 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   return result;
 }
 
-std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node) {
-  const ops::OpDef& def = find_op(node);
-  if (!def.data_dependent) return std::nullopt;
+namespace {
+
+/// `node`'s context with its inputs' graph types and the constants they hold.
+ops::OpContext context_of_graph_values(const graph::Node& node, const ops::OpDef& def) {
   std::vector<graph::TensorType> types;
   std::vector<const runtime::NDArray*> values;
   for (const graph::Value* in : node.inputs) {
     types.push_back(in ? in->type : graph::TensorType{});
     values.push_back(in ? in->constant.get() : nullptr);
   }
-  return def.data_dependent(ops::OpContext(node, def, std::move(types), std::move(values)));
+  return ops::OpContext(node, def, std::move(types), std::move(values));
+}
+
+}  // namespace
+
+std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node) {
+  const ops::OpDef& def = find_op(node);
+  if (!def.data_dependent) return std::nullopt;
+  return def.data_dependent(context_of_graph_values(node, def));
 }
 
 std::optional<std::vector<int64_t>> output_windows(const graph::Node& node) {
@@ -230,14 +239,9 @@ std::optional<std::vector<int64_t>> output_windows(const graph::Node& node) {
   for (int k : def.value_inputs)
     if (static_cast<size_t>(k) < node.inputs.size() && node.inputs[k] && !node.inputs[k]->constant)
       return std::nullopt;
-  std::vector<graph::TensorType> types;
-  std::vector<const runtime::NDArray*> values;
-  for (const graph::Value* in : node.inputs) {
+  for (const graph::Value* in : node.inputs)
     if (in && !in->type.has_static_shape()) return std::nullopt;
-    types.push_back(in ? in->type : graph::TensorType{});
-    values.push_back(in ? in->constant.get() : nullptr);
-  }
-  return def.windows(ops::OpContext(node, def, std::move(types), std::move(values)));
+  return def.windows(context_of_graph_values(node, def));
 }
 
 std::vector<runtime::NDArray> run_data_dependent(
