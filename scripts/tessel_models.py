@@ -99,6 +99,25 @@ class GruTagger(nn.Module):
         return self.scores(states)
 
 
+class MaskedRows(nn.Module):
+    """Keeps the rows a linear score marks positive and runs an MLP on them alone: boolean
+    indexing, which the exporter writes as NonZero, Transpose and GatherND.
+
+    Input: float32 features [rows, features]; output: [kept rows, features], the number of
+    kept rows known only at run time.
+    """
+
+    def __init__(self, features, hidden):
+        super().__init__()
+        self.score = nn.Linear(features, 1)
+        self.mlp = nn.Sequential(nn.Linear(features, hidden), nn.GELU(),
+                                 nn.Linear(hidden, features))
+
+    def forward(self, x):
+        keep = self.score(x)[:, 0] > 0
+        return self.mlp(x[keep])
+
+
 @torch.jit.script
 def _greedy_decode(token, table, w_ih, w_hh, b_ih, b_hh, w_out, b_out, steps: int):
     """Runs a GRU cell (written out, gates r, z, n) `steps` times on its own argmax tokens."""
@@ -202,6 +221,9 @@ MODELS = {
                 lambda: _ids_input(seq=35, vocab=10000)),
     "gru_tagger": (lambda: GruTagger(embedding=128, hidden=256, vocab=8000, tags=20),
                    lambda: _ids_input(seq=64, vocab=8000)),
+    # Data-dependent extents: an MLP on the rows a score keeps (NonZero feeding kernels).
+    "masked_rows": (lambda: MaskedRows(features=64, hidden=256),
+                    lambda: torch.randn(512, 64)),
     # Control flow: a decoding loop of 16 steps (an ONNX Loop).
     "greedy_decoder": (lambda: GreedyDecoder(embedding=128, hidden=256, vocab=8000, steps=16),
                        lambda: torch.randint(0, 8000, (1,), dtype=torch.int64)),

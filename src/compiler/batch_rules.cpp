@@ -6,23 +6,10 @@
 
 #include "ops/op_context.h"
 #include "ops/registry.h"
+#include "passes/run_time_extents.h"
 
 namespace tessel::compiler {
 namespace {
-
-/// Operators whose output sample n reads input sample n alone whatever their attributes,
-/// the batch leading every batched operand (the type check of symbolic_batch.h sees to
-/// that, and to the leading extents the resampling ones must keep).
-const std::set<std::string>& per_sample_ops() {
-  static const std::set<std::string> ops = {
-      "Conv",        "ConvInteger",     "ConvTranspose", "QLinearConv",     "Conv2dNCHWc",
-      "AveragePool", "LpPool",          "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
-      "InstanceNormalization", "LRN",   "DepthToSpace",  "SpaceToDepth",    "GridSample",
-      "Reshape",     "Flatten",         "Squeeze",       "Unsqueeze",       "Identity",
-      "Dropout",     "LayoutToNCHWc",   "LayoutFromNCHWc", "OneHot",        "Expand",
-      "Pad",         "Resize",          "Upsample",      "Tile"};
-  return ops;
-}
 
 /// Operators that change extents along their axes: they must keep the leading one.
 const std::set<std::string>& keep_leading_extent_ops() {
@@ -35,8 +22,7 @@ int64_t normalized(int64_t axis, int rank) {
 }
 
 bool has_axis_zero(const std::vector<int64_t>& axes, int rank) {
-  return std::any_of(axes.begin(), axes.end(),
-                     [&](int64_t a) { return normalized(a, rank) == 0; });
+  return std::any_of(axes.begin(), axes.end(), [&](int64_t a) { return normalized(a, rank) == 0; });
 }
 
 std::string batch_axis_problem(const std::string& what) {
@@ -62,13 +48,15 @@ std::string axis_rule(const graph::Node& node, const ops::OpContext& ctx,
   // The node's axis, or its schema's default.
   auto axis_attr = [&] { return normalized(ctx.attr_int("axis"), rank); };
   if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
-    int64_t axis = normalized(ctx.has_attr("axis") ? ctx.attr_int("axis") : node.opset < 13 ? 1 : -1,
+    int64_t axis = normalized(ctx.has_attr("axis") ? ctx.attr_int("axis")
+                              : node.opset < 13    ? 1
+                                                   : -1,
                               rank);
     return axis == 0 ? batch_axis_problem("its axis") : "";
   }
-  if (op == "LayerNormalization" || op == "LpNormalization" || op == "ArgMax" ||
-      op == "ArgMin" || op == "TopK" || op == "Concat" || op == "Split" ||
-      op == "GatherElements" || op == "Compress") {
+  if (op == "LayerNormalization" || op == "LpNormalization" || op == "ArgMax" || op == "ArgMin" ||
+      op == "TopK" || op == "Concat" || op == "Split" || op == "GatherElements" ||
+      op == "Compress") {
     if (op == "GatherElements" && !(batched[0] && batched[1]))
       return "its data and indices must both be batched";
     if (op == "Compress" && !ctx.has_attr("axis")) return "without an axis it flattens the batch";
@@ -95,7 +83,8 @@ std::string axis_rule(const graph::Node& node, const ops::OpContext& ctx,
     return has_axis_zero(axes, rank) ? batch_axis_problem("one of its axes") : "";
   }
   if (op == "Transpose") {
-    std::vector<int64_t> perm = ctx.has_attr("perm") ? ctx.attr_ints("perm") : std::vector<int64_t>{};
+    std::vector<int64_t> perm =
+        ctx.has_attr("perm") ? ctx.attr_ints("perm") : std::vector<int64_t>{};
     bool keeps = perm.empty() ? rank <= 1 : perm[0] == 0;
     return keeps ? "" : "it moves the batch axis away from the front";
   }
@@ -123,16 +112,20 @@ std::string axis_rule(const graph::Node& node, const ops::OpContext& ctx,
     return ctx.attr_int("batch_axis") == 0 && ctx.attr_int("time_axis") != 0
                ? ""
                : "its batch axis must be axis 0";
-  if (op == "MaxPool") return node.outputs.size() > 1 && node.outputs[1]
-                                  ? "its indices count elements across the whole batch"
-                                  : "";
+  if (op == "MaxPool")
+    return node.outputs.size() > 1 && node.outputs[1]
+               ? "its indices count elements across the whole batch"
+               : "";
   if (op == "BatchNormalization")
-    return node.outputs.size() > 1 && node.outputs[1] ? "in training mode it averages over the batch"
-                                                      : "";
-  if (op == "MatMul" || op == "MatMulInteger" || op == "MatMulAdd") return product_problem(node, batched);
+    return node.outputs.size() > 1 && node.outputs[1]
+               ? "in training mode it averages over the batch"
+               : "";
+  if (op == "MatMul" || op == "MatMulInteger" || op == "MatMulAdd")
+    return product_problem(node, batched);
   if (op == "Gemm") {
     if (batched[1]) return "its right operand is batched";
-    if (batched[0] && ctx.attr_int("transA") != 0) return "its transposed left operand puts the batch in its columns";
+    if (batched[0] && ctx.attr_int("transA") != 0)
+      return "its transposed left operand puts the batch in its columns";
     return "";
   }
   return "operator '" + op + "' is not known to compute each sample from that sample alone";
@@ -147,8 +140,10 @@ std::string samplewise_problem(const graph::Node& node, const std::vector<bool>&
   if (keep_leading_extent_ops().count(node.op_type) && batched[0] &&
       node.outputs[0]->type.dims[0] != node.inputs[0]->type.dims[0])
     return "it changes the extent of the batch axis";
-  if (per_sample_ops().count(node.op_type) || def->pattern == ops::PatternKind::Elementwise ||
-      def->pattern == ops::PatternKind::Broadcast)
+  // Their other operands are weights or batched with the batch leading (the type check of
+  // symbolic_batch.h sees to that, and to the leading extents the resampling ones keep).
+  if (passes::slices_leading_axis_alone(node.op_type) ||
+      def->pattern == ops::PatternKind::Elementwise || def->pattern == ops::PatternKind::Broadcast)
     return "";
   std::vector<graph::TensorType> types;
   std::vector<const runtime::NDArray*> values;

@@ -42,13 +42,23 @@ std::optional<std::vector<int64_t>> slice_offsets(const graph::Node& node, int64
 
 /// Places the outputs of the slices and splits of `groups` that are windows of their input
 /// inside its buffer (buffer_views.h).
+/// Whether `node` reads or writes a value of `run_time`.
+bool touches(const graph::Node& node, const std::set<const graph::Value*>& run_time) {
+  for (const auto* values : {&node.inputs, &node.outputs})
+    for (const graph::Value* v : *values)
+      if (v && run_time.count(v)) return true;
+  return false;
+}
+
 void place_windows(const graph::Graph& graph, const std::vector<FusedGroup>& groups,
-                   int64_t alignment, BufferViews& views) {
+                   int64_t alignment, const std::set<const graph::Value*>& run_time,
+                   BufferViews& views) {
   std::set<const graph::Value*> graph_outputs(graph.outputs().begin(), graph.outputs().end());
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].nodes.size() != 1) continue;
     const graph::Node& node = *groups[g].nodes[0];
     const graph::Value* in = node.inputs.empty() ? nullptr : node.inputs[0];
+    if (touches(node, run_time)) continue;
     if (!in || !in->producer || in->constant || !in->type.has_static_shape()) continue;
     std::optional<std::vector<int64_t>> offsets = executor::output_windows(node);
     if (!offsets || offsets->size() != node.outputs.size()) continue;
@@ -74,7 +84,7 @@ void place_windows(const graph::Graph& graph, const std::vector<FusedGroup>& gro
 }  // namespace
 
 BufferViews plan_buffer_views(const graph::Graph& graph, const std::vector<FusedGroup>& groups,
-                              int64_t alignment) {
+                              int64_t alignment, const std::set<const graph::Value*>& run_time) {
   BufferViews views;
   auto placed = [&](const graph::Value* v) -> std::optional<BufferSlice> {
     auto found = views.slices.find(v);
@@ -85,7 +95,7 @@ BufferViews plan_buffer_views(const graph::Graph& graph, const std::vector<Fused
     if (groups[g].nodes.size() != 1) continue;
     const graph::Node& node = *groups[g].nodes[0];
     std::optional<std::vector<int64_t>> offsets = slice_offsets(node, alignment);
-    if (!offsets) continue;
+    if (!offsets || touches(node, run_time)) continue;
     const graph::Value* out = node.outputs[0];
     auto slice_of_input = [&](const BufferSlice& whole, size_t i) {
       return BufferSlice{whole.buffer, whole.byte_offset + (*offsets)[i]};
@@ -118,7 +128,7 @@ BufferViews plan_buffer_views(const graph::Graph& graph, const std::vector<Fused
       views.slices.emplace(node.inputs[i], slice_of_input(*whole, i));
     views.concat_groups.insert(g);
   }
-  place_windows(graph, groups, alignment, views);
+  place_windows(graph, groups, alignment, run_time, views);
   return views;
 }
 

@@ -20,7 +20,7 @@
 // this graph (not a graph input or constant); an output placed already, a graph output, a
 // window of the whole input, or one not aligned for the kernels keeps the copy. A buffer
 // lives as long as any value inside it is read, so nothing overwrites a window's elements
-// while it is live.
+// while it is live. A node touching a value whose extent the run finds keeps its kernel.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +50,8 @@ struct BufferViews {
 
 /// The concatenations, slices and splits of `groups` (each alone in its group) that need no
 /// copy, and where their values live; every slice starts at a multiple of `alignment`
-/// bytes.
+/// bytes. Nodes touching a value of `run_time` (whose extent the run finds) are left out.
 BufferViews plan_buffer_views(const graph::Graph& graph, const std::vector<FusedGroup>& groups,
-                              int64_t alignment);
+                              int64_t alignment, const std::set<const graph::Value*>& run_time);
 
 }  // namespace tessel::compiler

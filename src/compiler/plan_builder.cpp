@@ -129,17 +129,24 @@ void PlanBuilder::build(const graph::Graph& graph) {
   if (batch_) model_.plan.batch_symbol = batch_->symbol;
   table_.add_model_inputs(graph);
   emit_graph(graph);
-  for (const graph::Value* out : graph.outputs()) model_.plan.outputs.push_back(table_.of(*out));
+  for (const graph::Value* out : graph.outputs())
+    model_.plan.outputs.push_back(twin(table_.of(*out), runtime::StepKind::TrimFromBound));
   place_activations();
   model_.weights = table_.weights();
   model_.stats.unique_kernels = model_.kernels.size();
 }
 
 void PlanBuilder::emit_graph(const graph::Graph& graph) {
+  std::set<const graph::Value*> run_time;
+  for (const auto& [value, extent] : passes::find_run_time_extents(graph)) {
+    run_time_[value] = extent;
+    run_time.insert(value);
+  }
   std::vector<FusedGroup> groups = fuse_operators(graph, options_.fusion);
   // Views into a batched buffer would need their own strides per sample: with a symbolic
   // batch, concatenations and slices copy.
-  BufferViews views = batch_ ? BufferViews{} : plan_buffer_views(graph, groups, kAlignment);
+  BufferViews views =
+      batch_ ? BufferViews{} : plan_buffer_views(graph, groups, kAlignment, run_time);
   for (const auto& slice : views.slices) slices_.push_back(slice);
   model_.stats.nodes += graph.nodes().size();
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -177,9 +184,20 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
   for (const graph::Value* value : kernel.arg_values) batched |= value && table_.is_batched(*value);
   for (size_t a = 0; a < kernel.arg_values.size(); ++a) {
     const graph::Value* value = kernel.arg_values[a];
-    step.args.push_back(value ? table_.of(*value)
-                              : table_.arena("scratch" + std::to_string(model_.plan.tensors.size()),
-                                             kernel.output_types[a - kernel.num_inputs], batched));
+    if (!value) {
+      step.args.push_back(table_.arena("scratch" + std::to_string(model_.plan.tensors.size()),
+                                       kernel.output_types[a - kernel.num_inputs], batched));
+      continue;
+    }
+    int id = table_.of(*value);
+    auto extent = run_time_.find(value);
+    if (a >= kernel.num_inputs && extent != run_time_.end()) {
+      // The kernel writes the value padded, valid up to its source's extent.
+      runtime::PlanTensor& t = model_.plan.tensors[static_cast<size_t>(id)];
+      t.dynamic_dim = extent->second.axis;
+      t.extent_of = table_.of(*extent->second.source);
+    }
+    step.args.push_back(a < kernel.num_inputs ? twin(id, runtime::StepKind::PadToBound) : id);
   }
   for (auto& value : kernel.folded_values) folded_values_.push_back(std::move(value));
   if (!any_elements) return;  // empty outputs: nothing to compute
@@ -212,7 +230,7 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
   runtime::PlanStep step;
   for (const graph::Value* in : node.inputs) {
     if (!in) continue;
-    step.args.push_back(table_.of(*in));
+    step.args.push_back(twin(table_.of(*in), runtime::StepKind::TrimFromBound));
     dtypes.push_back(graph::to_runtime_dtype(in->type.dtype));
     shapes.push_back(in->type.shape());
   }
@@ -230,13 +248,6 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
                             "', whose extent it finds at run time, as an output of a body; "
                             "If, Loop and Scan carry values of fixed shapes, so only a model "
                             "output may take such a value");
-    for (const auto& reader : graph.nodes())
-      for (const graph::Value* in : reader->inputs)
-        if (in == node.outputs[k])
-          TESSEL_USER_ERROR(reader->describe(), " reads '", in->name, "', whose extent ",
-                            node.describe(),
-                            " finds at run time; tessel compiles its kernels "
-                            "for fixed shapes, so only a model output may take such a value");
   }
   for (size_t k = 0; k < outputs.dtypes.size(); ++k) {
     graph::TensorType type =
@@ -251,6 +262,25 @@ void PlanBuilder::emit_data_dependent(const graph::Node& node, const graph::Grap
   step.strings = how.strings;
   step.label = node.op_type;
   add_step(std::move(step));
+}
+
+int PlanBuilder::twin(int id, runtime::StepKind made_by) {
+  bool pad = made_by == runtime::StepKind::PadToBound;
+  const runtime::PlanTensor& t = model_.plan.tensors[static_cast<size_t>(id)];
+  if (pad ? !t.is_compact_dynamic() : !t.is_padded()) return id;
+  auto [found, added] = twins_.try_emplace(id, -1);
+  if (!added) return found->second;
+  runtime::PlanTensor made = t;
+  made.name += pad ? ".padded" : ".compact";
+  made.extent_of = pad ? id : -1;
+  model_.plan.tensors.push_back(std::move(made));
+  found->second = static_cast<int>(model_.plan.tensors.size() - 1);
+  runtime::PlanStep step;
+  step.kind = made_by;
+  step.label = (pad ? "pad " : "trim ") + t.name;
+  step.args = {id, found->second};
+  add_step(std::move(step));
+  return found->second;
 }
 
 int PlanBuilder::add_step(runtime::PlanStep step) {
@@ -309,9 +339,10 @@ void PlanBuilder::place_activations() {
     std::vector<BufferRequest> requests;
     for (size_t id = 0; id < plan.tensors.size(); ++id) {
       const runtime::PlanTensor& t = plan.tensors[id];
-      // A tensor with a dynamic dimension takes memory from the run, for what it found.
+      // A compact tensor with a dynamic dimension takes memory from the run, for what it
+      // found.
       if (t.storage != runtime::Storage::Arena || t.batched != batched || slices[id].buffer >= 0 ||
-          t.dynamic_dim >= 0)
+          t.is_compact_dynamic())
         continue;
       BufferRequest request;
       request.bytes = batched ? t.sample_stride() : t.nbytes();

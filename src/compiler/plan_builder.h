@@ -8,6 +8,12 @@
 // the copies, jumps and loop tests that run it (control_flow_plan.cpp). Once every step is
 // in, the arena tensors are placed: a tensor lives from the first step touching it to the
 // last, and one used both inside a loop and outside it lives across the whole loop.
+//
+// Values whose extent the run finds (passes/run_time_extents.h) are compact where steps
+// write and read them (outside the arena, at the run's extent) and padded where kernels do
+// (in the arena, at the largest extent): a PadToBound step makes the padded twin of a
+// step's output before the first kernel reading it, a TrimFromBound step the compact twin
+// of a kernel's output before a step or the caller reads it.
 #pragma once
 
 #include <map>
@@ -20,6 +26,7 @@
 #include "compiler/fold_stages.h"
 #include "compiler/symbolic_batch.h"
 #include "graph/graph.h"
+#include "passes/run_time_extents.h"
 #include "runtime/model_plan.h"
 
 namespace tessel::compiler {
@@ -74,10 +81,14 @@ class PlanBuilder {
   void emit_graph(const graph::Graph& graph);
   /// The step that runs `group`, when it has work to do.
   void emit_group(const FusedGroup& group, size_t index, size_t count);
-  /// A data-dependent operator's step (NonZero, Unique, NonMaxSuppression): its outputs'
-  /// extents come from the run, so nothing of `graph` may read them (CompileError naming
-  /// the reader) and no body may give them; model outputs may.
+  /// A data-dependent operator's step (NonZero, Unique, NonMaxSuppression, ...): its
+  /// outputs' extents come from the run, so no body may give them (CompileError naming the
+  /// node).
   void emit_data_dependent(const graph::Node& node, const graph::Graph& graph);
+  /// The twin of tensor `id` a step of kind `made_by` makes on first use: PadToBound, the
+  /// padded twin of a compact dynamic tensor; TrimFromBound, the compact twin of a padded
+  /// one. `id` itself when it is not of that kind.
+  int twin(int id, runtime::StepKind made_by);
   /// If, Loop or Scan (control_flow_plan.cpp).
   void emit_control_flow(const graph::Node& node);
   void emit_if(const graph::Node& node);
@@ -128,6 +139,10 @@ class PlanBuilder {
   std::vector<std::pair<int, int>> loops_;
   /// The model's graph (emit_graph also compiles bodies).
   const graph::Graph* model_graph_ = nullptr;
+  /// The values (of the model and its bodies) whose extent the run finds.
+  std::map<const graph::Value*, passes::RunTimeExtent> run_time_;
+  /// The twins made so far: padded ones of compact tensors, compact ones of padded tensors.
+  std::map<int, int> twins_;
 };
 
 }  // namespace tessel::compiler

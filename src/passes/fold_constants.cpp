@@ -12,6 +12,7 @@
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
 #include "passes/inline_branch.h"
+#include "passes/run_time_extents.h"
 #include "passes/sequences.h"
 
 namespace tessel::passes {
@@ -52,8 +53,9 @@ class FoldKernels {
     Entry entry{executor::compile_node(node, types, values), {}};
     entry.baked.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
-      bool argument = std::find(entry.kernel.kernel_inputs.begin(), entry.kernel.kernel_inputs.end(),
-                                i) != entry.kernel.kernel_inputs.end();
+      bool argument =
+          std::find(entry.kernel.kernel_inputs.begin(), entry.kernel.kernel_inputs.end(), i) !=
+          entry.kernel.kernel_inputs.end();
       if (values[i] && !argument)
         entry.baked[i] = std::make_shared<const runtime::NDArray>(values[i]->copy());
     }
@@ -78,7 +80,8 @@ class FoldKernels {
     return text;
   }
 
-  static bool same_baked_values(const Entry& entry, const std::vector<const runtime::NDArray*>& values) {
+  static bool same_baked_values(const Entry& entry,
+                                const std::vector<const runtime::NDArray*>& values) {
     for (size_t i = 0; i < entry.baked.size() && i < values.size(); ++i) {
       if (!entry.baked[i]) continue;
       if (!values[i] || values[i]->nbytes() != entry.baked[i]->nbytes() ||
@@ -91,12 +94,30 @@ class FoldKernels {
   std::map<std::string, std::vector<Entry>> cache_;
 };
 
+/// Whether a Shape or Size node reads an extent only the run knows: such a node stays (and
+/// the memory plan refuses it, run_time_extents.h) rather than fold the largest extent.
+bool reads_run_time_extent(const graph::Node& node, int64_t rank, const RunTimeExtent& input) {
+  if (input.axis < 0) return false;
+  if (node.op_type == "Size") return true;
+  if (node.op_type != "Shape") return false;
+  auto bound = [&](const char* name, int64_t absent) {
+    auto it = node.attributes.find(name);
+    if (it == node.attributes.end()) return absent;
+    int64_t a = it->second.i < 0 ? it->second.i + rank : it->second.i;
+    return std::clamp<int64_t>(a, 0, rank);
+  };
+  return bound("start", 0) <= input.axis && input.axis < bound("end", rank);
+}
+
 }  // namespace
 
 graph::Graph fold_constants(const graph::Graph& graph) {
   require_static_inputs(graph, "fold_constants");
   GraphBuilder builder(graph);
   FoldKernels kernels;
+  // The values of the new graph whose extent the run finds (data-dependent steps' outputs
+  // and what kernels compute from them).
+  std::map<const graph::Value*, RunTimeExtent> run_time;
   // One node (of the graph, or of a body a loop unrolling copies into it).
   NodeFolder fold_node = [&](const graph::Node& node) {
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
@@ -106,7 +127,17 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
     std::vector<graph::TensorType> output_types =
         executor::infer_node(node, types, values, &body_typer());
-    if (foldable(node, executor::find_op(node), inputs, output_types)) {
+    std::vector<RunTimeExtent> extents;
+    bool any_run_time = false;
+    for (const graph::Value* in : inputs) {
+      auto it = in ? run_time.find(in) : run_time.end();
+      extents.push_back(it == run_time.end() ? RunTimeExtent{} : it->second);
+      any_run_time |= it != run_time.end();
+    }
+    const ops::OpDef& def = executor::find_op(node);
+    bool run_time_shape =
+        !extents.empty() && reads_run_time_extent(node, types[0].rank(), extents[0]);
+    if (!run_time_shape && foldable(node, def, inputs, output_types)) {
       const executor::NodeKernel& kernel = kernels.get(node, inputs, types, values);
       std::vector<std::shared_ptr<const runtime::NDArray>> results = kernel.folded;
       if (results.empty())
@@ -119,6 +150,16 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     graph::Node* copy = builder.copy_node(node);
     for (size_t k = 0; k < copy->outputs.size() && k < output_types.size(); ++k)
       if (copy->outputs[k]) copy->outputs[k]->type = output_types[k];
+    if (!any_run_time && !def.data_dependent) return;
+    // A node that cannot carry the extent is refused when the model is planned.
+    ExtentFlow flow = flow_run_time_extents(*copy, types, values, output_types, extents);
+    for (size_t k = 0; k < copy->outputs.size() && k < flow.outputs.size(); ++k) {
+      const ExtentFlow::Output& out = flow.outputs[k];
+      if (out.axis < 0 || !copy->outputs[k]) continue;
+      run_time[copy->outputs[k]] = {
+          out.axis, out.from_input >= 0 ? extents[static_cast<size_t>(out.from_input)].source
+                                        : copy->outputs[k]};
+    }
   };
   for (const auto& source : graph.nodes()) fold_node(*source);
   return builder.finish();

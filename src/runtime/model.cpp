@@ -220,7 +220,7 @@ void* RunContext::tensor_data(int32_t id) const {
       // Kernels take void**; the plan never makes a weight a kernel's output.
       return const_cast<uint8_t*>(code_->weights) + t.offset;
     case Storage::Arena:
-      if (t.dynamic_dim >= 0) return dynamic_buffers_[static_cast<size_t>(id)].data.get();
+      if (t.is_compact_dynamic()) return dynamic_buffers_[static_cast<size_t>(id)].data.get();
       return t.batched ? batch_arena_.data.get() + batch_size_ * t.offset : arena_.get() + t.offset;
   }
   return nullptr;
@@ -231,6 +231,11 @@ int64_t RunContext::sample_stride(int32_t id) const {
   if (!t.batched) return 0;
   return t.storage == Storage::Input ? input_strides_[static_cast<size_t>(t.offset)]
                                      : t.sample_stride();
+}
+
+int64_t RunContext::run_extent(int32_t id) const {
+  const PlanTensor& t = code_->plan.tensors[static_cast<size_t>(id)];
+  return dynamic_extents_[static_cast<size_t>(t.is_padded() ? t.extent_of : id)];
 }
 
 const void* RunContext::output_data(size_t i) const {
@@ -260,7 +265,7 @@ std::vector<int64_t> RunContext::input_shape(size_t i) const {
 
 std::vector<int64_t> RunContext::output_shape(size_t i) const {
   const PlanTensor& t = plan_tensor(code_->plan, code_->plan.outputs, i, "output");
-  return run_shape(t, batch_size_, dynamic_extents_[static_cast<size_t>(code_->plan.outputs[i])]);
+  return run_shape(t, batch_size_, run_extent(code_->plan.outputs[i]));
 }
 
 int64_t RunContext::input_nbytes(size_t i) const {
@@ -376,6 +381,39 @@ void copy_slice(const PlanTensor& whole_tensor, int32_t axis, int64_t index, uin
   }
 }
 
+/// A tensor with a dynamic dimension viewed as [outer, largest extent, inner bytes].
+struct DynamicRows {
+  int64_t outer = 1, largest = 0, inner = 0;
+  explicit DynamicRows(const PlanTensor& t) : inner(t.dtype.bytes()) {
+    size_t dim = static_cast<size_t>(t.dynamic_dim);
+    for (size_t d = 0; d < dim; ++d) outer *= t.shape[d];
+    for (size_t d = dim + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
+    largest = t.shape[dim];
+  }
+};
+
+/// Copies the first `extent` positions along the dynamic dimension between a compact
+/// tensor and its padded twin (into the padded one when `pad`, zeroing the rest there).
+void copy_between_compact_and_padded(const PlanTensor& t, int64_t extent, uint8_t* compact,
+                                     uint8_t* padded, bool pad) {
+  DynamicRows rows(t);
+  size_t valid = static_cast<size_t>(extent * rows.inner);
+  for (int64_t o = 0; o < rows.outer; ++o) {
+    uint8_t* in_compact = compact + o * extent * rows.inner;
+    uint8_t* in_padded = padded + o * rows.largest * rows.inner;
+    if (valid == 0) {  // an empty compact tensor may have no memory at all
+      if (pad) std::memset(in_padded, 0, static_cast<size_t>(rows.largest * rows.inner));
+      continue;
+    }
+    if (!pad) {
+      std::memcpy(in_compact, in_padded, valid);
+      continue;
+    }
+    std::memcpy(in_padded, in_compact, valid);
+    std::memset(in_padded + valid, 0, static_cast<size_t>((rows.largest - extent) * rows.inner));
+  }
+}
+
 }  // namespace
 
 size_t RunContext::run_step(size_t k) {
@@ -385,6 +423,16 @@ size_t RunContext::run_step(size_t k) {
   auto fail = [&](const std::string& problem) {
     throw Error("model '" + plan.name + "': step " + std::to_string(k) + " (" +
                 step_kind_name(step.kind) + ", '" + step.label + "'): " + problem);
+  };
+  // A compact tensor read before any step of this run wrote it has no memory for its
+  // extent (a plan out of order).
+  auto readable = [&](size_t a) {
+    int32_t id = step.args[a];
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
+    if (t.is_compact_dynamic() && dynamic_buffers_[static_cast<size_t>(id)].capacity <
+                                      bytes_of(run_shape(t, 1, run_extent(id)), t.dtype))
+      fail("reads '" + t.name + "' before a step wrote it");
+    return data(a);
   };
   switch (step.kind) {
     case StepKind::Kernel: {
@@ -436,7 +484,7 @@ size_t RunContext::run_step(size_t k) {
       std::vector<ConstView> inputs;
       for (size_t a = 0; a < first_output; ++a) {
         const PlanTensor& t = plan.tensors[static_cast<size_t>(step.args[a])];
-        inputs.push_back({data(a), t.dtype, t.shape});
+        inputs.push_back({readable(a), t.dtype, run_shape(t, 1, run_extent(step.args[a]))});
       }
       // An output with a dynamic dimension takes memory for the shape the step found; the
       // others have their planned place.
@@ -461,6 +509,22 @@ size_t RunContext::run_step(size_t k) {
         if (dim >= 0)
           dynamic_extents_[static_cast<size_t>(id)] = shapes[o][static_cast<size_t>(dim)];
       }
+      return k + 1;
+    }
+    case StepKind::PadToBound:
+    case StepKind::TrimFromBound: {
+      bool pad = step.kind == StepKind::PadToBound;
+      int32_t compact = step.args[pad ? 0 : 1];
+      const PlanTensor& t = plan.tensors[static_cast<size_t>(compact)];
+      int64_t extent = run_extent(step.args[0]);  // the source's, compact or padded
+      if (!pad) {
+        dynamic_extents_[static_cast<size_t>(compact)] = extent;
+        dynamic_buffers_[static_cast<size_t>(compact)].reserve(
+            std::max<int64_t>(bytes_of(run_shape(t, 1, extent), t.dtype), 1),
+            "model '" + plan.name + "': '" + t.name + "'");
+      }
+      copy_between_compact_and_padded(t, extent, pad ? readable(0) : data(1), data(pad ? 1 : 0),
+                                      pad);
       return k + 1;
     }
     case StepKind::SliceIn:

@@ -97,6 +97,8 @@ class RunContext {
   void* tensor_data(int32_t id) const;
   /// Bytes from one sample of tensor `id` to the next (0 for an unbatched tensor).
   int64_t sample_stride(int32_t id) const;
+  /// The extent tensor `id` (compact or padded) has along its dynamic dimension in this run.
+  int64_t run_extent(int32_t id) const;
   /// Points the inputs at `inputs`, copying misaligned ones (and batched ones whose samples
   /// would start misaligned) into aligned staging buffers.
   void bind_inputs(const void* const* inputs);
@@ -120,9 +122,10 @@ class RunContext {
   /// Contiguous copies of batched outputs (gather_outputs), empty for the others.
   std::vector<Buffer> output_staging_;
   std::vector<bool> output_staged_;
-  /// Per tensor with a dynamic dimension: its extent in the last run (the planned largest
-  /// one before any), and its memory, allocated by the run for the shape its step found
-  /// (kept, and grown only, from run to run); empty for the other tensors.
+  /// Per compact tensor with a dynamic dimension: its extent in the last run (the planned
+  /// largest one before any), and its memory, allocated by the run for the shape its step
+  /// found (kept, and grown only, from run to run); empty for the other tensors (a padded
+  /// tensor lives in the arena and takes its extent from a compact one).
   std::vector<int64_t> dynamic_extents_;
   std::vector<Buffer> dynamic_buffers_;
   bool profiling_ = false;

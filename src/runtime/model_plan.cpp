@@ -5,7 +5,7 @@
 //   name  i64 arena_bytes  i64 weights_bytes  i64 intermediate_bytes  i32 num_threads
 //   batch_symbol  i64 batch_arena_bytes
 //   tensors: {name, u8 dtype code, u8 dtype bits, u8 storage, u32 ndim, i64 dims[ndim],
-//             i64 offset, u8 flags (1: batched), i32 dynamic_dim}
+//             i64 offset, u8 flags (1: batched), i32 dynamic_dim, i32 extent_of}
 //   inputs: i32 ids   outputs: i32 ids
 //   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
 //           u8 flags (1: reverse, 2: all_trips), u32 nparams, i64 params[nparams],
@@ -25,7 +25,7 @@ namespace tessel::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'L', 'P', 'L', 'A', 'N', '\0'};
-constexpr uint32_t kVersion = 5;
+constexpr uint32_t kVersion = 6;
 /// Offsets into the arena and the weights are multiples of this (kernels assume aligned
 /// arguments).
 constexpr int64_t kTensorAlignment = 64;
@@ -175,14 +175,21 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
                        " is out of range for rank " + std::to_string(ndim));
   if (t.dynamic_dim >= 0 && (t.storage != Storage::Arena || t.batched))
     in.fail_at(at, describe(id, t) + ": a dynamic dimension, but not an unbatched arena tensor");
+  at = in.position();
+  t.extent_of = in.get<int32_t>("extent_of");
+  // Which tensor it names is checked once all are read (check_padded).
+  if (t.extent_of < -1 || (t.extent_of >= 0 && t.dynamic_dim < 0))
+    in.fail_at(at, describe(id, t) + ": extent_of " + std::to_string(t.extent_of) +
+                       (t.extent_of < -1 ? "" : " without a dynamic dimension"));
   if (t.batched && (plan.batch_symbol.empty() || t.storage == Storage::Weight || ndim == 0))
     in.fail_at(at, describe(id, t) + ": batched, but " +
                        (plan.batch_symbol.empty() ? std::string("the plan has no symbolic batch")
                         : t.storage == Storage::Weight ? std::string("it is a weight")
                                                        : std::string("it is a scalar")));
   if (t.storage == Storage::Input) return t;  // checked against the inputs once read
-  // A tensor with a dynamic dimension lives outside the arena, in memory the run allocates.
-  if (t.dynamic_dim >= 0) {
+  // A compact tensor with a dynamic dimension lives outside the arena, in memory the run
+  // allocates; a padded one in the arena at its largest shape.
+  if (t.is_compact_dynamic()) {
     if (t.offset != 0)
       in.fail_at(offset_positions.back(), describe(id, t) + ": offset " + std::to_string(t.offset) +
                                               " for a tensor with a dynamic dimension, which "
@@ -206,6 +213,27 @@ PlanTensor read_tensor(Reader& in, int32_t id, const ModelPlan& plan,
                                             " is not a multiple of " +
                                             std::to_string(kTensorAlignment));
   return t;
+}
+
+/// A padded tensor takes its extent from a compact dynamic tensor of the same largest
+/// extent along the dynamic dimension.
+void check_padded(const Reader& in, const ModelPlan& plan,
+                  const std::vector<size_t>& offset_positions) {
+  for (size_t id = 0; id < plan.tensors.size(); ++id) {
+    const PlanTensor& t = plan.tensors[id];
+    if (!t.is_padded()) continue;
+    // extent_of lies 12 bytes past the offset (flags, dynamic dimension).
+    size_t at = offset_positions[id] + 13;
+    if (static_cast<size_t>(t.extent_of) >= plan.tensors.size())
+      in.fail_at(at, describe(static_cast<int32_t>(id), t) + ": extent_of " +
+                         std::to_string(t.extent_of) + " names no tensor");
+    const PlanTensor& compact = plan.tensors[static_cast<size_t>(t.extent_of)];
+    if (!compact.is_compact_dynamic() || compact.shape[static_cast<size_t>(compact.dynamic_dim)] !=
+                                             t.shape[static_cast<size_t>(t.dynamic_dim)])
+      in.fail_at(at, describe(static_cast<int32_t>(id), t) + ": its extent comes from " +
+                         describe(t.extent_of, compact) +
+                         ", which is no compact dynamic tensor of its largest extent");
+  }
 }
 
 std::vector<int32_t> read_ids(Reader& in, const char* what, size_t num_tensors) {
@@ -257,6 +285,9 @@ void check_data_dependent(const Reader& in, size_t at, const ModelPlan& plan,
   std::vector<std::vector<int64_t>> shapes;
   for (size_t k = 0; k + outputs < step.args.size(); ++k) {
     const PlanTensor& t = plan.tensors[static_cast<size_t>(step.args[k])];
+    if (t.is_padded())
+      in.fail_at(at, what + ": reads padded " + describe(step.args[k], t) +
+                         "; a step reads compact tensors");
     types.push_back(t.dtype);
     shapes.push_back(t.shape);
   }
@@ -269,8 +300,9 @@ void check_data_dependent(const Reader& in, size_t at, const ModelPlan& plan,
   for (size_t k = 0; k < outputs; ++k) {
     int32_t id = step.args[step.args.size() - outputs + k];
     const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
-    if (t.storage != Storage::Arena || t.batched || t.dtype != expected.dtypes[k] ||
-        t.shape != expected.capacities[k] || t.dynamic_dim != expected.dynamic_dims[k])
+    if (t.storage != Storage::Arena || t.batched || t.is_padded() ||
+        t.dtype != expected.dtypes[k] || t.shape != expected.capacities[k] ||
+        t.dynamic_dim != expected.dynamic_dims[k])
       in.fail_at(at, what + ": output " + std::to_string(k) + " " + describe(id, t) +
                          " is not an arena tensor of the type, largest shape and dynamic "
                          "dimension the step writes");
@@ -306,6 +338,14 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
   if ((step.kind == StepKind::Kernel) != !step.kernel.empty())
     fail(step.kind == StepKind::Kernel ? "has no kernel name" : "names a kernel");
   if (is_data_dependent(step.kind)) return check_data_dependent(in, at, plan, what, step);
+  // Only data-dependent steps and trims read or write a compact dynamic tensor: every other
+  // step takes the largest shape's bytes.
+  bool trims = step.kind == StepKind::PadToBound || step.kind == StepKind::TrimFromBound;
+  for (size_t k = 0; k < step.args.size(); ++k)
+    if (tensor(k).is_compact_dynamic() &&
+        !(trims && k == (step.kind == StepKind::PadToBound ? 0u : 1u)))
+      fail("touches " + describe(step.args[k], tensor(k)) +
+           ", whose extent the run finds, without padding it to its largest extent");
   if (step.kind != StepKind::Kernel)
     for (size_t k = 0; k < step.args.size(); ++k)
       if (tensor(k).batched)
@@ -350,6 +390,21 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
     case StepKind::StringNormalizer:
     case StepKind::CastString:
       return;  // checked above
+    case StepKind::PadToBound:
+    case StepKind::TrimFromBound: {
+      expect_args(2);
+      bool pads = step.kind == StepKind::PadToBound;
+      const PlanTensor& compact = tensor(pads ? 0 : 1);
+      const PlanTensor& padded = tensor(pads ? 1 : 0);
+      expect_written(1);
+      if (!padded.is_padded() || compact.dtype != padded.dtype || compact.shape != padded.shape ||
+          compact.dynamic_dim != padded.dynamic_dim)
+        fail("'" + padded.name + "' is no padded twin of '" + compact.name + "'");
+      if (pads && padded.extent_of != step.args[0])
+        fail("'" + padded.name + "' takes its extent from another tensor than '" + compact.name +
+             "'");
+      return;
+    }
     case StepKind::SliceIn:
     case StepKind::SliceOut: {
       expect_args(3);
@@ -404,6 +459,10 @@ const char* step_kind_name(StepKind kind) {
       return "StringNormalizer";
     case StepKind::CastString:
       return "CastString";
+    case StepKind::PadToBound:
+      return "pad to bound";
+    case StepKind::TrimFromBound:
+      return "trim from bound";
   }
   return "?";
 }
@@ -444,6 +503,7 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     out.put(t.offset);
     out.put(static_cast<uint8_t>(t.batched ? 1 : 0));
     out.put(t.dynamic_dim);
+    out.put(t.extent_of);
   }
   out.put_ids(plan.inputs);
   out.put_ids(plan.outputs);
@@ -492,19 +552,26 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
                        " bytes without a symbolic batch");
 
   // A tensor takes at least 4 (name) + 3 (dtype, storage) + 4 (ndim) + 8 (offset) + 1
-  // (flags) + 4 (dynamic dimension) bytes.
-  uint32_t num_tensors = in.get_count("tensor count", 24);
+  // (flags) + 4 (dynamic dimension) + 4 (extent_of) bytes.
+  uint32_t num_tensors = in.get_count("tensor count", 28);
   if (num_tensors > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()))
     in.fail("too many tensors");
   std::vector<size_t> offset_positions;
   plan.tensors.reserve(num_tensors);
   for (uint32_t id = 0; id < num_tensors; ++id)
     plan.tensors.push_back(read_tensor(in, static_cast<int32_t>(id), plan, offset_positions));
+  check_padded(in, plan, offset_positions);
 
   size_t inputs_position = in.position();
   plan.inputs = read_ids(in, "inputs", num_tensors);
   plan.outputs = read_ids(in, "outputs", num_tensors);
   check_inputs(in, plan, inputs_position, offset_positions);
+  for (size_t i = 0; i < plan.outputs.size(); ++i)
+    if (plan.tensors[static_cast<size_t>(plan.outputs[i])].is_padded())
+      in.fail_at(inputs_position,
+                 "output " + std::to_string(i) + " is padded " +
+                     describe(plan.outputs[i], plan.tensors[static_cast<size_t>(plan.outputs[i])]) +
+                     "; outputs are compact");
 
   // A step takes at least 1 (kind) + 4 (kernel) + 4 (label) + 4 (nargs) + 8 (target,
   // axis) + 1 (flags) + 4 (nparams) + 4 (nstrings) bytes.
@@ -514,7 +581,7 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
     PlanStep step;
     at = in.position();
     uint8_t kind = in.get<uint8_t>("step kind");
-    if (kind > static_cast<uint8_t>(StepKind::CastString))
+    if (kind > static_cast<uint8_t>(StepKind::TrimFromBound))
       in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
     step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");

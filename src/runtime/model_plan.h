@@ -37,10 +37,20 @@ struct PlanTensor {
   /// batch arena: sample n of it at N * offset + n * sample_stride() bytes, so the planned
   /// offsets of one sample, scaled by N, keep tensors that live at once apart.
   bool batched = false;
-  /// The dimension whose extent a data-dependent step sets when it runs (-1: none): `shape`
-  /// then holds the largest extent, and the tensor lives outside the arena (offset 0), in
-  /// memory the run allocates for the extent the step found.
+  /// The dimension whose extent the run finds (-1: none); `shape` then holds the largest
+  /// extent. Without `extent_of`, a data-dependent step (or TrimFromBound) sets the extent,
+  /// and the tensor lives outside the arena (offset 0), compact, in memory the run allocates
+  /// for the extent found.
   int32_t dynamic_dim = -1;
+  /// A tensor that kernels read or write *padded*: in the arena at its largest shape, valid
+  /// up to the run's extent along `dynamic_dim` (nothing valid is computed from what lies
+  /// after); the extent is that of the compact tensor `extent_of` (-1: not padded).
+  int32_t extent_of = -1;
+
+  /// Whether the tensor is compact with an extent the run finds (outside the arena).
+  bool is_compact_dynamic() const { return dynamic_dim >= 0 && extent_of < 0; }
+  /// Whether the tensor is padded to its largest extent (see `extent_of`).
+  bool is_padded() const { return extent_of >= 0; }
 
   /// The product of the shape (1 for a scalar).
   int64_t num_elements() const;
@@ -79,6 +89,11 @@ enum class StepKind : uint8_t {
   /// args {input, output}: string operators run the same way (runtime/string_ops.h).
   StringNormalizer = 13,
   CastString = 14,
+  /// args {compact, padded}: copies a compact dynamic tensor into its padded twin (same
+  /// dtype, shape and dynamic dimension, extent_of the compact one), zeros after the extent.
+  PadToBound = 15,
+  /// args {padded, compact}: the reverse, setting the compact tensor's extent.
+  TrimFromBound = 16,
 };
 const char* step_kind_name(StepKind kind);
 

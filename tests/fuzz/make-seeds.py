@@ -126,7 +126,7 @@ def plans():
         return struct.pack("<I", len(b)) + b
 
     def plan(name, tensors, inputs, outputs, steps, arena, weights, threads=0, batch=("", 0)):
-        out = b"TSLPLAN\0" + struct.pack("<I", 5) + string(name)
+        out = b"TSLPLAN\0" + struct.pack("<I", 6) + string(name)
         intermediate = sum(t[5] for t in tensors if t[3] == 2)
         out += struct.pack("<qqqi", arena, weights, intermediate, threads)
         out += string(batch[0]) + struct.pack("<q", batch[1])
@@ -135,9 +135,10 @@ def plans():
             tname, code, bits, storage, shape, nbytes, offset = t[:7]
             batched = t[7] if len(t) > 7 else 0
             dynamic_dim = t[8] if len(t) > 8 else -1
+            extent_of = t[9] if len(t) > 9 else -1
             out += string(tname) + struct.pack("<BBBI", code, bits, storage, len(shape))
-            out += b"".join(struct.pack("<q", d) for d in shape) + struct.pack("<qBi", offset, batched,
-                                                                                dynamic_dim)
+            out += b"".join(struct.pack("<q", d) for d in shape)
+            out += struct.pack("<qBii", offset, batched, dynamic_dim, extent_of)
         for ids in (inputs, outputs):
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
@@ -151,12 +152,13 @@ def plans():
             out += struct.pack("<I", len(texts)) + b"".join(string(t) for t in texts)
         return out
     # (name, dtype code (0 int, 1 uint, 2 float, 5 string), bits, storage (0 input, 1 weight, 2 arena),
-    #  shape, bytes, offset[, batched[, dynamic dimension]]); batch: (symbol, batch arena bytes per sample)
+    #  shape, bytes, offset[, batched[, dynamic dimension[, extent_of]]]); batch: (symbol,
+    #  batch arena bytes per sample)
     f32 = (2, 32)
     # steps: (kind, kernel, label, args[, target, axis, flags, params, strings]); kinds as
     # runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
     # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression, 13 StringNormalizer,
-    # 14 CastString), flags 1 reverse, 2 all trips.
+    # 14 CastString, 15 pad to bound, 16 trim from bound), flags 1 reverse, 2 all trips.
     f32, i64, boolean = (2, 32), (0, 64), (1, 1)
     yield "relu", plan("relu", [("x", *f32, 0, [1, 16], 64, 0), ("y", *f32, 2, [1, 16], 64, 0)],
                        [0], [1], [(0, "k0", "Relu", [0, 1])], 64, 0)
@@ -189,6 +191,16 @@ def plans():
         [0], [1, 2, 3, 4, 5], [(8, "", "NonZero", [0, 1]),
                                (9, "", "Unique", [0, 2, 3, 4, 5], 0, 0, 0, (-1, 1))],
         64, 0)
+    # A kernel reading NonZero's indices: padded into the arena ('nz.padded', its extent
+    # that of 'nz'), cast by a kernel into 'c' (padded too), trimmed into the output.
+    yield "padded", plan(
+        "padded", [("x", *f32, 0, [2, 3], 24, 0), ("nz", *i64, 2, [2, 6], 96, 0, 0, 1),
+                   ("nz.padded", *i64, 2, [2, 6], 96, 0, 0, 1, 1),
+                   ("c", *f32, 2, [2, 6], 48, 128, 0, 1, 1),
+                   ("c.compact", *f32, 2, [2, 6], 48, 0, 0, 1)],
+        [0], [4], [(8, "", "NonZero", [0, 1]), (15, "", "pad nz", [1, 2]),
+                   (0, "k0", "Cast", [2, 3]), (16, "", "trim c", [3, 4])],
+        192, 0)
     # Strings: x cast to text, then StringNormalizer (upper case, stop word "ONE") of the text.
     text = (5, 64)
     yield "strings", plan(

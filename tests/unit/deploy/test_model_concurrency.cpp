@@ -181,7 +181,7 @@ TEST(ModelConcurrency, ALibraryOfAnotherTesselVersionIsRefused) {
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   std::string expected = "'" + other +
                          "': model plan: byte 8: unsupported plan version 7 (this runtime reads "
-                         "version 5): the library was made by another tessel version; compile "
+                         "version 6): the library was made by another tessel version; compile "
                          "the model again";
   try {
     Model::load(other);

@@ -76,9 +76,9 @@ TEST(Plan, RoundTrip) {
   EXPECT_EQ(q.intermediate_bytes, p.intermediate_bytes);
   EXPECT_EQ(q.num_threads, p.num_threads);
   EXPECT_EQ(runtime::serialize_plan(q), bytes);
-  // Little-endian and versioned: the magic, then version 5.
+  // Little-endian and versioned: the magic, then version 6.
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), std::string("TSLPLAN\0", 8));
-  EXPECT_EQ(bytes[8], 5);
+  EXPECT_EQ(bytes[8], 6);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
 }
 
@@ -97,7 +97,7 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad = bytes;
   bad[8] = 7;
   EXPECT_EQ(decode_error(bad),
-            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 5): the "
+            "model plan: byte 8: unsupported plan version 7 (this runtime reads version 6): the "
             "library was made by another tessel version; compile the model again");
   bad = bytes;
   bad.push_back(0);
@@ -381,6 +381,57 @@ TEST(Plan, ChecksDataDependentSteps) {
   p = data_dependent_plan();
   p.steps.back().params = {3};
   expect(p, "step 2 (NonZero): NonZero takes no parameters");
+}
+
+/// data_dependent_plan with the coordinates padded for kernels: tensor 7 ('nz.padded', in
+/// the arena at the largest shape, its extent that of 'nz'), made by step 3.
+ModelPlan padded_plan() {
+  ModelPlan p = data_dependent_plan();
+  p.tensors.push_back(p.tensors[6]);
+  p.tensors.back().name = "nz.padded";
+  p.tensors.back().extent_of = 6;
+  runtime::PlanStep pad;
+  pad.kind = runtime::StepKind::PadToBound;
+  pad.args = {6, 7};
+  p.steps.push_back(pad);
+  return p;
+}
+
+TEST(Plan, ChecksPaddedTensors) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  ModelPlan p = padded_plan();
+  ASSERT_EQ(plan_error(p), "");
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  EXPECT_EQ(runtime::deserialize_plan(bytes.data(), bytes.size()).tensors[7].extent_of, 6);
+  p.steps[1].args[0] = 6;  // a kernel reading the compact coordinates at the largest shape
+  expect(p, "touches tensor 6 ('nz'), whose extent the run finds, without padding it");
+  p = padded_plan();
+  p.tensors[7].extent_of = 99;
+  expect(p, "tensor 7 ('nz.padded'): extent_of 99 names no tensor");
+  p = padded_plan();
+  p.tensors[7].extent_of = 1;
+  expect(p, "which is no compact dynamic tensor of its largest extent");
+  p = padded_plan();
+  p.tensors[7].dynamic_dim = -1;
+  expect(p, "extent_of 6 without a dynamic dimension");
+  p = padded_plan();
+  p.outputs.back() = 7;
+  expect(p, "is padded tensor 7 ('nz.padded'); outputs are compact");
+  p = padded_plan();
+  p.tensors[7].shape = {1, 2 * kSize};
+  expect(p, "which is no compact dynamic tensor of its largest extent");
+  p = padded_plan();
+  p.steps.back().kind = runtime::StepKind::TrimFromBound;
+  expect(p, "step 3 (trim from bound): touches tensor 6 ('nz')");  // trims write 'nz'
+  p = padded_plan();
+  p.tensors[7].dtype = runtime::DType::Int(32);
+  expect(p, "step 3 (pad to bound): 'nz.padded' is no padded twin of 'nz'");
+  p = padded_plan();
+  p.steps[2].args[0] = 7;  // NonZero of the padded twin
+  expect(p, "reads padded tensor 7 ('nz.padded'); a step reads compact tensors");
 }
 
 /// sample_plan with x cast to text (tensor 6, string [4, 8]) and StringNormalizer of a

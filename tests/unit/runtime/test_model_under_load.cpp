@@ -142,7 +142,7 @@ TEST(ModelUnderLoad, APlanOfAnotherVersionIsRefused) {
   EXPECT_EQ(load_error(other),
             "'" + other +
                 "': model plan: byte 8: unsupported plan version 1 (this "
-                "runtime reads version 5): the library was made by another tessel "
+                "runtime reads version 6): the library was made by another tessel "
                 "version; compile the model again");
   std::filesystem::remove(other);
 }
