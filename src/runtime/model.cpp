@@ -416,6 +416,30 @@ void copy_between_compact_and_padded(const PlanTensor& t, int64_t extent, uint8_
 
 }  // namespace
 
+void RunContext::bind_sample(const PlanStep& step, int64_t n, void** args) const {
+  for (size_t j = 0; j < step.args.size(); ++j)
+    args[j] = static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
+}
+
+bool RunContext::samples_side_by_side(int64_t samples) const {
+  // Whole samples per thread beat every kernel splitting each sample between the threads
+  // when they share out evenly (or nearly so: several samples each); kernels then run
+  // their loops serially, as in any parallel body.
+  int64_t threads = num_threads();
+  return samples > 1 && threads > 1 && !in_parallel_region() &&
+         (samples % threads == 0 || samples >= 4 * threads);
+}
+
+int32_t RunContext::run_samples(int64_t begin, int64_t end, void* env) {
+  const auto& launch = *static_cast<const SampleLaunch*>(env);
+  std::vector<void*> args(launch.step->args.size());
+  for (int64_t n = begin; n < end; ++n) {
+    launch.context->bind_sample(*launch.step, n, args.data());
+    if (int32_t status = launch.kernel(args.data())) return status;
+  }
+  return TESSEL_OK;
+}
+
 size_t RunContext::run_step(size_t k) {
   const ModelPlan& plan = code_->plan;
   const PlanStep& step = plan.steps[k];
@@ -439,10 +463,16 @@ size_t RunContext::run_step(size_t k) {
       std::vector<void*>& args = step_args_[k];
       // A step touching batched tensors runs once per sample, on the samples' slices.
       int64_t samples = code_->batched_steps[k] ? batch_size_ : 1;
+      if (samples_side_by_side(samples)) {
+        SampleLaunch launch{this, &step, code_->kernels[k]};
+        std::string error;
+        if (int32_t status = parallel_for(samples, run_samples, &launch, &error))
+          fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) +
+               " on samples run side by side" + (error.empty() ? "" : ": " + error));
+        return k + 1;
+      }
       for (int64_t n = 0; n < samples; ++n) {
-        for (size_t j = 0; j < args.size(); ++j)
-          args[j] =
-              static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
+        bind_sample(step, n, args.data());
         int32_t status = code_->kernels[k](args.data());
         if (status != TESSEL_OK)
           fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) +

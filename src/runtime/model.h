@@ -105,6 +105,18 @@ class RunContext {
   void run_steps();
   /// Runs step k; returns the step to run next.
   size_t run_step(size_t k);
+  /// Points `args` at sample n of the arguments of kernel step `step`.
+  void bind_sample(const PlanStep& step, int64_t n, void** args) const;
+  /// Whether a kernel step of `samples` samples runs them in parallel, a few whole samples
+  /// per thread, rather than one after the other, each kernel parallel within its sample.
+  bool samples_side_by_side(int64_t samples) const;
+  /// A kernel step's samples [begin, end) (a parallel body; env: a SampleLaunch).
+  struct SampleLaunch {
+    const RunContext* context;
+    const PlanStep* step;
+    tessel_kernel kernel;
+  };
+  static int32_t run_samples(int64_t begin, int64_t end, void* env);
   /// Copies the batched outputs whose samples lie apart into contiguous buffers.
   void gather_outputs();
 

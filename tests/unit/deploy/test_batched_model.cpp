@@ -112,6 +112,26 @@ TEST(BatchedModel, MisalignedInputsAreCopiedSampleBySample) {
   expect_per_sample(std::vector<float>(z, z + 4 * kSize), x, 4, 0);
 }
 
+TEST(BatchedModel, SamplesRunSideBySideOrOneAfterAnother) {
+  // With 2 or 3 threads, batches that share out evenly (or give each thread 4 samples or
+  // more) run whole samples per thread; the others one sample after another.
+  runtime::Model model = runtime::Model::load(batched_library());
+  for (int32_t threads : {1, 2, 3}) {
+    model.set_num_threads(threads);
+    for (int64_t batch : {8, 3, 12, 2}) {
+      runtime::RunContext context(model);
+      context.set_batch_size(batch);
+      std::vector<float> x = samples(batch);
+      const void* inputs[] = {x.data()};
+      model.run_raw(context, inputs);
+      for (size_t o = 0; o < 2; ++o) {
+        const float* out = static_cast<const float*>(context.output_data(o));
+        expect_per_sample(std::vector<float>(out, out + batch * kSize), x, batch, o);
+      }
+    }
+  }
+}
+
 TEST(BatchedModel, AStaticModelTakesOneSampleOnly) {
   tessel_model* model = nullptr;
   ASSERT_EQ(tessel_model_load(tiny_library().c_str(), &model), TESSEL_OK);
