@@ -8,6 +8,7 @@
 
 #include "compiler/group_kernel.h"
 #include "compiler/memory_plan.h"
+#include "compiler/row_blocks.h"
 #include "executor/node_kernel.h"
 #include "runtime/data_dependent.h"
 #include "schedule/replay.h"
@@ -172,18 +173,28 @@ void PlanBuilder::emit_graph(const graph::Graph& graph) {
 }
 
 void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count) {
-  GroupKernel kernel = build_group_kernel(group, fold_cache_);
+  // A group whose values carry a run-time extent along their leading axis runs per block
+  // of rows, as many blocks as the run's extent reaches.
+  std::optional<RowBlocks> blocks = row_blocks(group, run_time_);
+  GroupKernel kernel = build_group_kernel(blocks ? blocks->group : group, fold_cache_);
+  auto original = [&](const graph::Value* value) -> const graph::Value* {
+    if (!blocks || !value) return value;
+    auto found = blocks->original.find(value);
+    return found == blocks->original.end() ? value : found->second;
+  };
   bool any_elements = false;
   for (size_t k = kernel.num_inputs; k < kernel.arg_values.size(); ++k)
     any_elements |=
         kernel.arg_values[k] && kernel.output_types[k - kernel.num_inputs].num_elements() > 0;
   runtime::PlanStep step;
   step.label = group.label();
+  step.block_rows = blocks ? static_cast<int32_t>(blocks->rows) : 0;
   // A launch touching a batched value runs per sample: its scratch outputs are per sample.
   bool batched = false;
-  for (const graph::Value* value : kernel.arg_values) batched |= value && table_.is_batched(*value);
+  for (const graph::Value* value : kernel.arg_values)
+    batched |= value && table_.is_batched(*original(value));
   for (size_t a = 0; a < kernel.arg_values.size(); ++a) {
-    const graph::Value* value = kernel.arg_values[a];
+    const graph::Value* value = original(kernel.arg_values[a]);
     if (!value) {
       step.args.push_back(table_.arena("scratch" + std::to_string(model_.plan.tensors.size()),
                                        kernel.output_types[a - kernel.num_inputs], batched));
@@ -193,9 +204,10 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
     auto extent = run_time_.find(value);
     if (a >= kernel.num_inputs && extent != run_time_.end()) {
       // The kernel writes the value padded, valid up to its source's extent.
+      int source = table_.of(*extent->second.source);
       runtime::PlanTensor& t = model_.plan.tensors[static_cast<size_t>(id)];
       t.dynamic_dim = extent->second.axis;
-      t.extent_of = table_.of(*extent->second.source);
+      t.extent_of = source;
     }
     step.args.push_back(a < kernel.num_inputs ? twin(id, runtime::StepKind::PadToBound) : id);
   }
@@ -270,14 +282,14 @@ int PlanBuilder::twin(int id, runtime::StepKind made_by) {
   if (pad ? !t.is_compact_dynamic() : !t.is_padded()) return id;
   auto [found, added] = twins_.try_emplace(id, -1);
   if (!added) return found->second;
-  runtime::PlanTensor made = t;
+  runtime::PlanStep step;
+  step.kind = made_by;
+  step.label = (pad ? "pad " : "trim ") + t.name;
+  runtime::PlanTensor made = t;  // `t` dangles once the tensors grow
   made.name += pad ? ".padded" : ".compact";
   made.extent_of = pad ? id : -1;
   model_.plan.tensors.push_back(std::move(made));
   found->second = static_cast<int>(model_.plan.tensors.size() - 1);
-  runtime::PlanStep step;
-  step.kind = made_by;
-  step.label = (pad ? "pad " : "trim ") + t.name;
   step.args = {id, found->second};
   add_step(std::move(step));
   return found->second;

@@ -417,8 +417,22 @@ void copy_between_compact_and_padded(const PlanTensor& t, int64_t extent, uint8_
 }  // namespace
 
 void RunContext::bind_sample(const PlanStep& step, int64_t n, void** args) const {
-  for (size_t j = 0; j < step.args.size(); ++j)
-    args[j] = static_cast<uint8_t*>(tensor_data(step.args[j])) + n * sample_stride(step.args[j]);
+  for (size_t j = 0; j < step.args.size(); ++j) {
+    int32_t id = step.args[j];
+    const PlanTensor& t = code_->plan.tensors[static_cast<size_t>(id)];
+    // A block of rows of a padded argument; the others whole at every launch.
+    int64_t stride = step.block_rows == 0 ? sample_stride(id)
+                     : t.is_padded()      ? t.nbytes() / t.shape[0] * step.block_rows
+                                          : 0;
+    args[j] = static_cast<uint8_t*>(tensor_data(id)) + n * stride;
+  }
+}
+
+int64_t RunContext::blocks_reached(const PlanStep& step) const {
+  for (int32_t id : step.args)
+    if (code_->plan.tensors[static_cast<size_t>(id)].is_padded())
+      return (run_extent(id) + step.block_rows - 1) / step.block_rows;
+  return 0;
 }
 
 bool RunContext::samples_side_by_side(int64_t samples) const {
@@ -461,8 +475,11 @@ size_t RunContext::run_step(size_t k) {
   switch (step.kind) {
     case StepKind::Kernel: {
       std::vector<void*>& args = step_args_[k];
-      // A step touching batched tensors runs once per sample, on the samples' slices.
-      int64_t samples = code_->batched_steps[k] ? batch_size_ : 1;
+      // A step touching batched tensors runs once per sample, on the samples' slices; one
+      // over blocks of rows once per block.
+      int64_t samples = code_->batched_steps[k] ? batch_size_
+                        : step.block_rows > 0   ? blocks_reached(step)
+                                                : 1;
       if (samples_side_by_side(samples)) {
         SampleLaunch launch{this, &step, code_->kernels[k]};
         std::string error;
@@ -476,8 +493,9 @@ size_t RunContext::run_step(size_t k) {
         int32_t status = code_->kernels[k](args.data());
         if (status != TESSEL_OK)
           fail("kernel '" + step.kernel + "' failed with status " + std::to_string(status) +
-               (samples > 1 ? " on sample " + std::to_string(n) : std::string()) + ": " +
-               tessel_last_error());
+               (samples > 1 ? (step.block_rows ? " on block " : " on sample ") + std::to_string(n)
+                            : std::string()) +
+               ": " + tessel_last_error());
       }
       return k + 1;
     }

@@ -105,7 +105,9 @@ class RunContext {
   void run_steps();
   /// Runs step k; returns the step to run next.
   size_t run_step(size_t k);
-  /// Points `args` at sample n of the arguments of kernel step `step`.
+  /// How many blocks of rows the run's extent reaches, for a kernel step over blocks.
+  int64_t blocks_reached(const PlanStep& step) const;
+  /// Points `args` at sample (or block of rows) n of the arguments of kernel step `step`.
   void bind_sample(const PlanStep& step, int64_t n, void** args) const;
   /// Whether a kernel step of `samples` samples runs them in parallel, a few whole samples
   /// per thread, rather than one after the other, each kernel parallel within its sample.

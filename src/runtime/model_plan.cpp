@@ -8,8 +8,8 @@
 //             i64 offset, u8 flags (1: batched), i32 dynamic_dim, i32 extent_of}
 //   inputs: i32 ids   outputs: i32 ids
 //   steps: {u8 kind, kernel, label, u32 nargs, i32 args[nargs], i32 target, i32 axis,
-//           u8 flags (1: reverse, 2: all_trips), u32 nparams, i64 params[nparams],
-//           u32 nstrings, strings[nstrings]}
+//           u8 flags (1: reverse, 2: all_trips), i32 block_rows, u32 nparams,
+//           i64 params[nparams], u32 nstrings, strings[nstrings]}
 // Nothing may follow the last step. The reader checks every count against the bytes left
 // before allocating, so corrupted bytes cost no more memory than their own size.
 #include "runtime/model_plan.h"
@@ -309,6 +309,28 @@ void check_data_dependent(const Reader& in, size_t at, const ModelPlan& plan,
   }
 }
 
+/// Fails unless a kernel `step` running per block of rows has padded arguments of one extent
+/// along their leading dimension, a whole number of blocks long, and none batched.
+void check_blocks(const Reader& in, size_t at, const ModelPlan& plan, const std::string& what,
+                  const PlanStep& step) {
+  if (step.block_rows == 0) return;
+  auto fail = [&](const std::string& problem) { in.fail_at(at, what + ": " + problem); };
+  if (step.block_rows < 0) fail("block rows " + std::to_string(step.block_rows));
+  int32_t extent_of = -1;
+  for (int32_t id : step.args) {
+    const PlanTensor& t = plan.tensors[static_cast<size_t>(id)];
+    if (t.batched) fail("runs per block of rows and touches batched " + describe(id, t));
+    if (!t.is_padded()) continue;
+    if (t.dynamic_dim != 0 || t.shape[0] == 0 || t.shape[0] % step.block_rows != 0 ||
+        (extent_of >= 0 && t.extent_of != extent_of))
+      fail("runs per block of " + std::to_string(step.block_rows) + " rows, but " +
+           describe(id, t) +
+           " is not padded along its leading dimension to whole blocks of the step's extent");
+    extent_of = t.extent_of;
+  }
+  if (extent_of < 0) fail("runs per block of rows, but has no padded argument");
+}
+
 /// Fails unless `step` (number `s`, read at byte `at`) is well formed for its kind: the
 /// argument count, the tensors' dtypes, shapes and storage it needs, a target within the plan.
 void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
@@ -337,6 +359,8 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
   };
   if ((step.kind == StepKind::Kernel) != !step.kernel.empty())
     fail(step.kind == StepKind::Kernel ? "has no kernel name" : "names a kernel");
+  if (step.block_rows != 0 && step.kind != StepKind::Kernel)
+    fail("has " + std::to_string(step.block_rows) + " block rows, but runs no kernel");
   if (is_data_dependent(step.kind)) return check_data_dependent(in, at, plan, what, step);
   // Only data-dependent steps and trims read or write a compact dynamic tensor: every other
   // step takes the largest shape's bytes.
@@ -356,7 +380,7 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
       for (size_t k = 0; k < step.args.size(); ++k)
         if (tensor(k).dtype.is_string())
           fail("passes string " + describe(step.args[k], tensor(k)) + " to a kernel");
-      return;
+      return check_blocks(in, at, plan, what, step);
     case StepKind::Copy:
       expect_args(2);
       expect_written(1);
@@ -516,6 +540,7 @@ std::vector<uint8_t> serialize_plan(const ModelPlan& plan) {
     out.put(step.target);
     out.put(step.axis);
     out.put(static_cast<uint8_t>((step.reverse ? 1 : 0) | (step.all_trips ? 2 : 0)));
+    out.put(step.block_rows);
     out.put(static_cast<uint32_t>(step.params.size()));
     for (int64_t p : step.params) out.put(p);
     out.put(static_cast<uint32_t>(step.strings.size()));
@@ -574,8 +599,8 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
                      "; outputs are compact");
 
   // A step takes at least 1 (kind) + 4 (kernel) + 4 (label) + 4 (nargs) + 8 (target,
-  // axis) + 1 (flags) + 4 (nparams) + 4 (nstrings) bytes.
-  uint32_t num_steps = in.get_count("step count", 30);
+  // axis) + 1 (flags) + 4 (block rows) + 4 (nparams) + 4 (nstrings) bytes.
+  uint32_t num_steps = in.get_count("step count", 34);
   plan.steps.reserve(num_steps);
   for (uint32_t s = 0; s < num_steps; ++s) {
     PlanStep step;
@@ -594,6 +619,7 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
       in.fail("step " + std::to_string(s) + " has the invalid flags " + std::to_string(flags));
     step.reverse = flags & 1;
     step.all_trips = flags & 2;
+    step.block_rows = in.get<int32_t>("step block rows");
     uint32_t nparams = in.get_count("step parameters", sizeof(int64_t));
     for (uint32_t k = 0; k < nparams; ++k) step.params.push_back(in.get<int64_t>("step parameter"));
     uint32_t nstrings = in.get_count("step text parameters", 4);

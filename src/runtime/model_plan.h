@@ -113,6 +113,10 @@ struct PlanStep {
   bool reverse = false;
   /// LoopTest: every trip must run.
   bool all_trips = false;
+  /// Kernels: 0, or the rows of one block when the kernel computes one block of rows of
+  /// its padded arguments (their dynamic dimension the leading one): it then runs once per
+  /// block the run's extent reaches, each launch one block further into them.
+  int32_t block_rows = 0;
   /// Data-dependent steps: their parameters (runtime/data_dependent.h), and text ones
   /// (StringNormalizer's stop words).
   std::vector<int64_t> params = {};

@@ -143,11 +143,11 @@ def plans():
             out += struct.pack("<I", len(ids)) + b"".join(struct.pack("<i", i) for i in ids)
         out += struct.pack("<I", len(steps))
         for step in steps:
-            kind, kernel, label, args, target, axis, flags, params, texts = \
-                step + (0, 0, 0, (), ())[len(step) - 4:]
+            kind, kernel, label, args, target, axis, flags, params, texts, block_rows = \
+                step + (0, 0, 0, (), (), 0)[len(step) - 4:]
             out += struct.pack("<B", kind) + string(kernel) + string(label)
             out += struct.pack("<I", len(args)) + b"".join(struct.pack("<i", a) for a in args)
-            out += struct.pack("<iiB", target, axis, flags)
+            out += struct.pack("<iiBi", target, axis, flags, block_rows)
             out += struct.pack("<I", len(params)) + b"".join(struct.pack("<q", v) for v in params)
             out += struct.pack("<I", len(texts)) + b"".join(string(t) for t in texts)
         return out
@@ -155,8 +155,8 @@ def plans():
     #  shape, bytes, offset[, batched[, dynamic dimension[, extent_of]]]); batch: (symbol,
     #  batch arena bytes per sample)
     f32 = (2, 32)
-    # steps: (kind, kernel, label, args[, target, axis, flags, params, strings]); kinds as
-    # runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
+    # steps: (kind, kernel, label, args[, target, axis, flags, params, strings, block rows]);
+    # kinds as runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
     # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression, 13 StringNormalizer,
     # 14 CastString, 15 pad to bound, 16 trim from bound), flags 1 reverse, 2 all trips.
     f32, i64, boolean = (2, 32), (0, 64), (1, 1)
@@ -201,6 +201,19 @@ def plans():
         [0], [4], [(8, "", "NonZero", [0, 1]), (15, "", "pad nz", [1, 2]),
                    (0, "k0", "Cast", [2, 3]), (16, "", "trim c", [3, 4])],
         192, 0)
+    # A kernel over blocks of 8 rows: NonZero of a [16] mask transposed ('rows', int64
+    # [16, 1], padded along its leading dimension), doubled in blocks into 'twice'.
+    yield "blocks", plan(
+        "blocks", [("m", *f32, 0, [16], 64, 0), ("nz", *i64, 2, [1, 16], 128, 0, 0, 1),
+                   ("nz.padded", *i64, 2, [1, 16], 128, 0, 0, 1, 1),
+                   ("rows", *i64, 2, [16, 1], 128, 128, 0, 0, 1),
+                   ("twice", *i64, 2, [16, 1], 128, 256, 0, 0, 1),
+                   ("twice.compact", *i64, 2, [16, 1], 128, 0, 0, 0)],
+        [0], [5], [(8, "", "NonZero", [0, 1]), (15, "", "pad nz", [1, 2]),
+                   (0, "k0", "Transpose", [2, 3]),
+                   (0, "k1", "Add", [3, 4], 0, 0, 0, (), (), 8),
+                   (16, "", "trim twice", [4, 5])],
+        384, 0)
     # Strings: x cast to text, then StringNormalizer (upper case, stop word "ONE") of the text.
     text = (5, 64)
     yield "strings", plan(

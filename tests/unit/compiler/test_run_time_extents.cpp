@@ -1,8 +1,9 @@
 // Kernels reading values whose extent the run finds: a masked selection (NonZero ->
-// Transpose -> GatherND -> arithmetic) and a Compress along axis 1 reduced over axis 0 and
-// fed to another step, each against loops written here, JIT-compiled and from a compiled
-// library, at every extent from none to the largest; and the nodes that cannot carry such
-// an extent refused with errors naming them.
+// Transpose -> GatherND -> arithmetic), the kept rows through a product run per block of
+// rows, and a Compress along axis 1 reduced over axis 0 and fed to another step, each
+// against loops written here, JIT-compiled and from a compiled library, at every extent
+// from none to the largest; and the nodes that cannot carry such an extent refused with
+// errors naming them.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
@@ -108,6 +109,56 @@ TEST(RunTimeExtents, AMaskedSelectionRunsThroughKernelsAtEveryExtent) {
     // The plan pads the coordinates once for the kernels and trims both outputs.
     EXPECT_EQ(count_steps(model, runtime::StepKind::PadToBound), 1);
     EXPECT_EQ(count_steps(model, runtime::StepKind::TrimFromBound), 2);
+  }
+}
+
+/// Relu(x[x.sum(1) > 0] @ w): the kept rows (NonZero -> Transpose -> GatherND) through a
+/// product, whose kernel runs per block of rows.
+graph::Graph kept_rows_model(int64_t rows, int64_t cols, int64_t outs) {
+  graph::Graph g = new_graph("kept_rows");
+  graph::Value* x = g.add_value("x", f32({rows, cols}));
+  g.add_input(x);
+  graph::Value* sums = add(g, "ReduceSum", {x, int64s(g, "axis1", {1})},
+                           {{"keepdims", graph::Attribute::of_int(0)}});
+  graph::Value* keep = add(g, "Greater", {sums, scalar(g, "zero", 0.0f)});
+  graph::Value* index = add(g, "Transpose", {add(g, "NonZero", {keep})});
+  graph::Value* kept = add(g, "GatherND", {x, index});
+  runtime::NDArray w = testing::random_array({cols, outs}, 5);
+  graph::Value* weights =
+      g.add_constant("w", std::make_shared<const runtime::NDArray>(std::move(w)));
+  g.add_output(add(g, "Relu", {add(g, "MatMul", {kept, weights})}));
+  return g;
+}
+
+TEST(RunTimeExtents, AProductOfKeptRowsRunsPerBlockOfRows) {
+  const int64_t rows = 96, cols = 8, outs = 4;
+  graph::Graph g = kept_rows_model(rows, cols, outs);
+  runtime::NDArray weights = testing::random_array({cols, outs}, 5);  // the model's w
+  const float* w = weights.data_as<float>();
+  for (runtime::Model& model : compiled_both_ways(g, {f32({rows, cols})})) {
+    int blocked = 0;
+    for (const runtime::PlanStep& step : model.plan().steps) blocked += step.block_rows == 48;
+    EXPECT_EQ(blocked, 1);  // 96 rows at most: blocks of 48
+    runtime::NDArray x({rows, cols}, runtime::DType::Float(32));
+    for (int64_t kept : {0, 1, 47, 48, 49, 96, 13}) {
+      std::vector<int64_t> chosen;
+      for (int64_t i = 0; i < rows; ++i) {
+        bool keep = (i * 37) % rows < kept;  // `kept` rows spread over the input
+        if (keep) chosen.push_back(i);
+        for (int64_t j = 0; j < cols; ++j)
+          x.data_as<float>()[i * cols + j] = (keep ? 0.25f : -0.25f) * float(1 + (i + j) % 3);
+      }
+      std::vector<runtime::NDArray> out = model.run({&x});
+      ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{kept, outs})) << kept;
+      for (int64_t r = 0; r < kept; ++r)
+        for (int64_t o = 0; o < outs; ++o) {
+          float want = 0;
+          for (int64_t j = 0; j < cols; ++j)
+            want += x.data_as<float>()[chosen[static_cast<size_t>(r)] * cols + j] * w[j * outs + o];
+          EXPECT_NEAR(out[0].data_as<float>()[r * outs + o], std::max(want, 0.0f), 1e-5)
+              << kept << ": " << r << ", " << o;
+        }
+    }
   }
 }
 

@@ -76,10 +76,12 @@ TEST(BatchedModel, RunsEveryBatchSizeThroughTheCApi) {
   // One sample's worth of bytes no longer fits a batch of 8.
   std::vector<float> one(kSize);
   EXPECT_EQ(tessel_model_set_input(model, 0, one.data(), kSize * 4), TESSEL_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tessel_last_error(), "tessel_model_set_input: input 0 ('x') has 1024 bytes, got 128");
+  EXPECT_STREQ(tessel_last_error(),
+               "tessel_model_set_input: input 0 ('x') has 1024 bytes, got 128");
   EXPECT_EQ(tessel_model_set_batch_size(model, 0), TESSEL_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tessel_last_error(), "tessel_model_set_batch_size: model 'tiny': batch size 0: a "
-                                    "batch holds one sample or more");
+  EXPECT_STREQ(tessel_last_error(),
+               "tessel_model_set_batch_size: model 'tiny': batch size 0: a "
+               "batch holds one sample or more");
   tessel_model_free(model);
 }
 
@@ -138,8 +140,9 @@ TEST(BatchedModel, AStaticModelTakesOneSampleOnly) {
   EXPECT_STREQ(tessel_model_batch_symbol(model), "");
   EXPECT_EQ(tessel_model_set_batch_size(model, 1), TESSEL_OK);
   EXPECT_EQ(tessel_model_set_batch_size(model, 2), TESSEL_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tessel_last_error(), "tessel_model_set_batch_size: model 'tiny': batch size 2: the "
-                                    "model was compiled for static shapes (batch 1)");
+  EXPECT_STREQ(tessel_last_error(),
+               "tessel_model_set_batch_size: model 'tiny': batch size 2: the "
+               "model was compiled for static shapes (batch 1)");
   tessel_model_free(model);
 }
 

@@ -103,7 +103,7 @@ TEST(Plan, ErrorsNameTheByteAndTheProblem) {
   bad.push_back(0);
   EXPECT_EQ(decode_error(bad), "model plan: byte " + std::to_string(bytes.size()) +
                                    ": 1 unexpected bytes after the last step");
-  bad.assign(bytes.begin(), bytes.end() - 20);  // into the last step's arguments
+  bad.assign(bytes.begin(), bytes.end() - 24);  // into the last step's arguments
   EXPECT_NE(decode_error(bad).find("step arguments is 3 but only 9 bytes are left"),
             std::string::npos)
       << decode_error(bad);
@@ -432,6 +432,51 @@ TEST(Plan, ChecksPaddedTensors) {
   p = padded_plan();
   p.steps[2].args[0] = 7;  // NonZero of the padded twin
   expect(p, "reads padded tensor 7 ('nz.padded'); a step reads compact tensors");
+}
+
+TEST(Plan, ChecksKernelsOverBlocksOfRows) {
+  auto expect = [](const ModelPlan& p, const std::string& text) {
+    std::string m = plan_error(p);
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  // padded_plan with a kernel over blocks of 4 rows from tensor 8 into tensor 9 ('rows'
+  // and 'twice', int64 [32, 2], padded along their leading dimension, its extent that of
+  // 'nz').
+  auto blocks_plan = [] {
+    ModelPlan p = padded_plan();
+    for (const char* name : {"rows", "twice"}) {
+      p.tensors.push_back(p.tensors[7]);
+      p.tensors.back().name = name;
+      p.tensors.back().shape = {kSize, 2};
+      p.tensors.back().dynamic_dim = 0;
+    }
+    runtime::PlanStep kernel;
+    kernel.kernel = "k_rows";
+    kernel.args = {8, 9};
+    kernel.block_rows = 4;
+    p.steps.push_back(kernel);
+    return p;
+  };
+  ModelPlan p = blocks_plan();
+  ASSERT_EQ(plan_error(p), "");
+  std::vector<uint8_t> bytes = runtime::serialize_plan(p);
+  EXPECT_EQ(runtime::deserialize_plan(bytes.data(), bytes.size()).steps.back().block_rows, 4);
+  p.steps.back().block_rows = 5;  // 32 rows are no whole number of blocks of 5
+  expect(p,
+         "step 4 (kernel): runs per block of 5 rows, but tensor 8 ('rows') is not "
+         "padded along its leading dimension");
+  p = blocks_plan();
+  p.steps.back().args = {7, 9};  // padded along its second dimension
+  expect(p, "tensor 7 ('nz.padded') is not padded along its leading dimension");
+  p = blocks_plan();
+  p.steps.back().args = {0, 1};  // nothing padded
+  expect(p, "runs per block of rows, but has no padded argument");
+  p = blocks_plan();
+  p.steps.back().block_rows = -2;
+  expect(p, "block rows -2");
+  p = blocks_plan();
+  p.steps[3].block_rows = 4;
+  expect(p, "step 3 (pad to bound): has 4 block rows, but runs no kernel");
 }
 
 /// sample_plan with x cast to text (tensor 6, string [4, 8]) and StringNormalizer of a
