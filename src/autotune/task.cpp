@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "codegen/llvm/target.h"
@@ -130,13 +131,20 @@ double count_flops(const ir::Expr& e) {
 
 namespace {
 
-/// Adds the kernel of `group` (launched `runs` times per inference) to `set`: a new task, or
-/// more weight for an equal kernel's.
+/// Adds the kernel of `group` (launched `runs` times per inference; rebuilt for blocks of
+/// rows where the plan runs it so) to `set`: a new task, or more weight for an equal
+/// kernel's.
 void add_group(TaskSet& set, const compiler::FusedGroup& group,
+               const std::map<const graph::Value*, passes::RunTimeExtent>& run_time,
                compiler::FoldKernelCache& fold_cache, std::map<std::string, size_t>& index_of_key,
                const std::string& target, SearchKind search, int64_t runs) {
+  const compiler::FusedGroup* built = &group;
+  if (std::optional<compiler::RowBlocks> blocks = compiler::row_blocks(group, run_time)) {
+    set.row_blocks.push_back(std::make_shared<const compiler::RowBlocks>(std::move(*blocks)));
+    built = &set.row_blocks.back()->group;
+  }
   auto kernel =
-      std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(group, fold_cache));
+      std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(*built, fold_cache));
   bool any_elements = false;
   for (const graph::TensorType& type : kernel->output_types)
     any_elements |= type.num_elements() > 0;
@@ -182,6 +190,8 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
   // The kernels of `g`, each launched `runs` times per inference (a loop body's trips).
   std::function<void(const graph::Graph&, int64_t)> add_graph = [&](const graph::Graph& g,
                                                                     int64_t runs) {
+    std::map<const graph::Value*, passes::RunTimeExtent> run_time =
+        passes::find_run_time_extents(g);
     for (const compiler::FusedGroup& group : compiler::fuse_operators(g, options.fusion)) {
       if (group.nodes.size() == 1 && group.nodes[0]->has_body()) {  // If, Loop, Scan
         for (compiler::CompiledBody& body : compiler::compiled_bodies(*group.nodes[0], options)) {
@@ -191,7 +201,7 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
         continue;
       }
       if (group.data_dependent()) continue;  // run by the runtime: no kernel to tune
-      add_group(set, group, fold_cache, index_of_key, target, search, runs);
+      add_group(set, group, run_time, fold_cache, index_of_key, target, search, runs);
     }
   };
   add_graph(*graph, 1);

@@ -14,6 +14,7 @@
 #include "autotune/search_space.h"
 #include "compiler/compile_model.h"
 #include "compiler/group_kernel.h"
+#include "compiler/row_blocks.h"
 
 namespace tessel::autotune {
 
@@ -46,6 +47,9 @@ struct TaskSet {
   std::shared_ptr<const graph::Graph> graph;
   /// The control-flow bodies as compiled, whose kernels some tasks are.
   std::vector<std::shared_ptr<const graph::Graph>> bodies;
+  /// The groups rebuilt for blocks of rows (compiler/row_blocks.h), whose kernels some
+  /// tasks are, as the plan runs them.
+  std::vector<std::shared_ptr<const compiler::RowBlocks>> row_blocks;
   std::vector<Task> tasks;  ///< in order of first launch
 };
 

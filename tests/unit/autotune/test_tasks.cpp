@@ -53,6 +53,47 @@ TEST(Tasks, LoopBodyKernelsAreTasksWeightedByTheTrips) {
   EXPECT_TRUE(tanh_found);
 }
 
+TEST(Tasks, AProductOnKeptRowsIsTheKernelThePlanRunsPerBlock) {
+  // Relu(x[x.sum(1) > 0] @ w) with x [96, 8]: the product runs per block of 48 rows, and
+  // its task is that block kernel, so that tuning records reach it.
+  graph::Graph g;
+  g.name = "kept_rows";
+  g.opsets = {{"", 17}};
+  graph::Value* x = g.add_value("x", compiler::testing::f32({96, 8}));
+  g.add_input(x);
+  auto add = [&](const std::string& op, std::vector<graph::Value*> in,
+                 std::map<std::string, graph::Attribute> attributes = {}) {
+    return compiler::testing::add_untyped_node(g, op, std::move(in), std::move(attributes))[0];
+  };
+  auto constant = [&](const std::string& name, runtime::NDArray a) {
+    return g.add_constant(name, std::make_shared<const runtime::NDArray>(std::move(a)));
+  };
+  runtime::NDArray axis({1}, runtime::DType::Int(64));
+  axis.data_as<int64_t>()[0] = 1;
+  graph::Value* sums = add("ReduceSum", {x, constant("axis", std::move(axis))},
+                           {{"keepdims", graph::Attribute::of_int(0)}});
+  graph::Value* keep = add(
+      "Greater", {sums, constant("zero", runtime::NDArray::zeros({}, runtime::DType::Float(32)))});
+  graph::Value* kept = add("GatherND", {x, add("Transpose", {add("NonZero", {keep})})});
+  graph::Value* w = constant("w", compiler::testing::random_array({8, 4}, 5));
+  g.add_output(add("Relu", {add("MatMul", {kept, w})}));
+
+  TaskSet set = testing::tasks_of(g);
+  const Task* product = nullptr;
+  for (const Task& task : set.tasks)
+    if (task.name.find("MatMul") != std::string::npos) product = &task;
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(product->kernel->output_types.at(0).shape(), (std::vector<int64_t>{48, 4}));
+  std::set<std::string> compiled_keys;
+  compiler::CompileOptions options;
+  options.choose_schedule = [&](const compiler::GroupKernel& kernel) {
+    compiled_keys.insert(kernel.key);
+    return std::optional<schedule::Trace>();
+  };
+  compiler::compile_model(g, {compiler::testing::f32({96, 8})}, {}, options);
+  EXPECT_TRUE(compiled_keys.count(product->kernel->key)) << product->name;
+}
+
 TEST(Tasks, KeysDependOnTheTarget) {
   TypedGraph t = testing::two_matmuls();
   TaskSet set = testing::tasks_of(t.graph);
