@@ -118,6 +118,18 @@ class MaskedRows(nn.Module):
         return self.mlp(x[keep])
 
 
+class MaskedPool(MaskedRows):
+    """MaskedRows pooled over the kept rows: their features' mean and maximum, side by side
+    (reductions over the axis whose extent the run finds).
+
+    Input: float32 features [rows, features]; output: [2 * features].
+    """
+
+    def forward(self, x):
+        kept = super().forward(x)
+        return torch.cat([kept.mean(0), kept.amax(0)])
+
+
 @torch.jit.script
 def _greedy_decode(token, table, w_ih, w_hh, b_ih, b_hh, w_out, b_out, steps: int):
     """Runs a GRU cell (written out, gates r, z, n) `steps` times on its own argmax tokens."""
@@ -221,8 +233,11 @@ MODELS = {
                 lambda: _ids_input(seq=35, vocab=10000)),
     "gru_tagger": (lambda: GruTagger(embedding=128, hidden=256, vocab=8000, tags=20),
                    lambda: _ids_input(seq=64, vocab=8000)),
-    # Data-dependent extents: an MLP on the rows a score keeps (NonZero feeding kernels).
+    # Data-dependent extents: an MLP on the rows a score keeps (NonZero feeding kernels), and
+    # its features pooled over them.
     "masked_rows": (lambda: MaskedRows(features=64, hidden=256),
+                    lambda: torch.randn(512, 64)),
+    "masked_pool": (lambda: MaskedPool(features=64, hidden=256),
                     lambda: torch.randn(512, 64)),
     # Control flow: a decoding loop of 16 steps (an ONNX Loop).
     "greedy_decoder": (lambda: GreedyDecoder(embedding=128, hidden=256, vocab=8000, steps=16),

@@ -13,10 +13,26 @@ int64_t block_rows_for(int64_t largest) {
   return 0;
 }
 
+namespace {
+
+/// Whether `node` needs the whole padding of its values: tessel.MaskPadding, which writes
+/// it, and the reductions and softmaxes over the run's axis that read it.
+bool needs_whole_padding(const graph::Node& node) {
+  if (node.op_type == "MaskPadding") return true;
+  for (const graph::Value* in : node.inputs)
+    if (in && in->producer && in->producer->op_type == "MaskPadding") return true;
+  return false;
+}
+
+}  // namespace
+
 std::optional<RowBlocks> row_blocks(
     const FusedGroup& group, const std::map<const graph::Value*, passes::RunTimeExtent>& run_time) {
   int64_t largest = -1;
-  for (const graph::Node* node : group.nodes)
+  for (const graph::Node* node : group.nodes) {
+    if (needs_whole_padding(*node)) return std::nullopt;
+    for (const graph::Value* out : node->outputs)  // every row its own rows' function
+      if (out && !run_time.count(out)) return std::nullopt;
     for (const auto* values : {&node->inputs, &node->outputs})
       for (const graph::Value* v : *values) {
         auto found = v ? run_time.find(v) : run_time.end();
@@ -24,6 +40,7 @@ std::optional<RowBlocks> row_blocks(
         if (found->second.axis != 0) return std::nullopt;
         largest = v->type.dims[0].value;
       }
+  }
   int64_t rows = largest < 0 ? 0 : block_rows_for(largest);
   if (rows == 0) return std::nullopt;
 

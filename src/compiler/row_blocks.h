@@ -4,7 +4,10 @@
 // run finds rather than the largest one.
 //
 // The operators that carry such an extent compute each valid position from valid positions
-// only; along the leading axis that makes every row of a block a function of the same rows
+// only; along the leading axis, and but for the reductions and softmaxes over it (which read
+// padding that tessel.MaskPadding filled whole, mask_run_time_padding.h: groups masking or
+// reading masked padding, and groups with outputs that do not carry the extent, stay whole),
+// that makes every row of a block a function of the same rows
 // of the group's padded inputs (and of its other inputs, whole): a kernel compiled for
 // `rows` rows, its padded arguments offset by one block per launch, computes the group. The
 // group is rebuilt over copies of its nodes whose run-time values are typed for one block

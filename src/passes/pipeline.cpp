@@ -9,6 +9,7 @@
 #include "passes/fold_constants.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
+#include "passes/mask_run_time_padding.h"
 #include "passes/rewrite.h"
 #include "passes/rules/rules.h"
 #include "support/error.h"
@@ -79,6 +80,7 @@ std::vector<Pass> default_pipeline(const PassSelection& selection) {
     // The blocked forms of constant operands (a per-channel scale) are constants too.
     passes.push_back({"fold_constants", fold_constants});
   }
+  passes.push_back({"mask_run_time_padding", mask_run_time_padding});
   passes.push_back({"infer_types", infer_types});
   return passes;
 }

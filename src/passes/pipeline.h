@@ -45,8 +45,9 @@ struct PassSelection {
 
 /// tessel's graph optimisations: fold_constants (types and constants), CSE, DCE,
 /// rewrite(default_rules()), then fold_constants, CSE, DCE again for what the rules
-/// produced, convert_conv_layout (when selected) and infer_types. Assumes static input
-/// shapes (specialize_inputs); guarantees complete static types on every value.
+/// produced, convert_conv_layout (when selected), mask_run_time_padding and infer_types.
+/// Assumes static input shapes (specialize_inputs); guarantees complete static types on
+/// every value.
 std::vector<Pass> default_pipeline(const PassSelection& selection = {});
 
 }  // namespace tessel::passes

@@ -113,13 +113,27 @@ std::optional<std::vector<int>> reduced_axes(const NodeView& v, bool& keepdims) 
   return result;
 }
 
+/// Whether input 0 of the node is tessel.MaskPadding along `axis` with the padding filled
+/// by the identity of the node's reduction (mask_run_time_padding.h).
+bool padding_masked(const NodeView& v, int axis) {
+  const graph::Value* in = v.node.inputs[0];
+  const graph::Node* mask = in ? in->producer : nullptr;
+  if (!mask || mask->op_type != "MaskPadding" || mask->domain != "tessel") return false;
+  const graph::Attribute* mask_axis = mask->attribute("axis");
+  const graph::Attribute* fill = mask->attribute("fill");
+  return mask_axis && fill && normalized(mask_axis->i, v.rank(0)) == axis &&
+         fill->s == padding_fill(v.node.op_type);
+}
+
 Carried reduction_rule(const NodeView& v) {
   int d = v.extents[0].axis;
   bool keepdims = true;
   std::optional<std::vector<int>> axes = reduced_axes(v, keepdims);
   if (!axes) return refuse("its axes are known only at run time", 1);
-  if (std::count(axes->begin(), axes->end(), d))
+  if (std::count(axes->begin(), axes->end(), d)) {
+    if (padding_masked(v, d)) return keep(-1);  // the result carries no extent
     return refuse("it reduces over " + axis_text(d), 0);
+  }
   if (keepdims) return keep(d);
   return keep(d - static_cast<int>(
                       std::count_if(axes->begin(), axes->end(), [&](int a) { return a < d; })));
@@ -239,7 +253,9 @@ Carried kernel_rule(const NodeView& v, const ops::OpDef& def,
   if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
     bool coerced = v.node.opset < 13;
     int64_t axis = v.ctx.has_attr("axis") ? v.ctx.attr_int("axis") : coerced ? 1 : -1;
-    return along_axis_rule(v, axis, coerced);
+    Carried along = along_axis_rule(v, axis, coerced);
+    return along.problem.empty() || !padding_masked(v, v.extents[0].axis) ? along
+                                                                          : keep(v.extents[0].axis);
   }
   if (op == "LayerNormalization") return along_axis_rule(v, v.ctx.attr_int("axis"), true);
   if (op == "Split") return along_axis_rule(v, v.ctx.attr_int("axis"), false);
@@ -274,6 +290,7 @@ Carried kernel_rule(const NodeView& v, const ops::OpDef& def,
 std::string step_problem(const NodeView& v, const ops::DataDependentStep& step) {
   switch (step.kind) {
     case runtime::StepKind::NonZero:
+    case runtime::StepKind::ExtentOf:
       return "";
     case runtime::StepKind::Unique:
     case runtime::StepKind::Compress:
@@ -289,6 +306,16 @@ std::string step_problem(const NodeView& v, const ops::DataDependentStep& step) 
 }
 
 }  // namespace
+
+std::string padding_fill(const std::string& op_type) {
+  static const std::map<std::string, std::string> fills = {
+      {"ReduceSum", "sum"},   {"ReduceSumSquare", "sum"}, {"ReduceL1", "sum"},
+      {"ReduceL2", "sum"},    {"ReduceMean", "sum"},      {"ReduceLogSum", "sum"},
+      {"ReduceProd", "prod"}, {"ReduceMax", "max"},       {"ReduceLogSumExp", "max"},
+      {"ReduceMin", "min"},   {"Softmax", "max"},         {"LogSoftmax", "max"}};
+  auto found = fills.find(op_type);
+  return found == fills.end() ? "" : found->second;
+}
 
 bool slices_leading_axis_alone(const std::string& op_type) {
   static const std::set<std::string> ops = {"Conv",
@@ -373,7 +400,7 @@ ExtentFlow flow_run_time_extents(const graph::Node& node,
     if (view.carries(i) && input_extents[i].source != input_extents[first].source)
       carried = refuse("it pairs two extents the run finds separately", static_cast<int>(i));
   int64_t capacity = view.extent(first, input_extents[first].axis);
-  for (size_t k = 0; carried.problem.empty() && k < node.outputs.size(); ++k) {
+  for (size_t k = 0; carried.problem.empty() && carried.axis >= 0 && k < node.outputs.size(); ++k) {
     if (!node.outputs[k]) continue;
     if (carried.axis >= output_types[k].rank() ||
         output_types[k].dims[carried.axis].value != capacity)

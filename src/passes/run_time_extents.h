@@ -14,8 +14,11 @@
 // slices and splits along other axes, products whose rows carry the axis, and the operators
 // that compute each slice along axis 0 from that slice alone (convolutions, pools, ...).
 //
+// A reduction or softmax over the axis is right once the padding is filled with the
+// reduction's identity (tessel.MaskPadding, which mask_run_time_padding.h inserts).
+//
 // Anything else is a problem, named in a CompileError with the node and the value it reads:
-// a reduction or softmax over the axis, a slice or concatenation of it, a product
+// an unmasked reduction or softmax over the axis, a slice or concatenation of it, a product
 // contracting it, two values whose extents the run finds separately, a control-flow node,
 // Shape or Size of the axis (whose value only the run knows), an operator not known to keep
 // valid positions apart from padding.
@@ -63,6 +66,11 @@ ExtentFlow flow_run_time_extents(const graph::Node& node,
 /// the node, the value it reads and the step that finds its extent, for a node that cannot
 /// carry it (see the file comment).
 std::map<const graph::Value*, RunTimeExtent> find_run_time_extents(const graph::Graph& graph);
+
+/// The reduction whose identity must fill the padding for `op_type` to reduce over an axis
+/// whose extent the run finds ("sum", "prod", "max", "min": tessel.MaskPadding's `fill`),
+/// or "" when masking the padding does not make it right (mask_run_time_padding.h).
+std::string padding_fill(const std::string& op_type);
 
 /// Whether `op_type` computes each slice along axis 0 of its output from input 0's slice
 /// alone, whatever its attributes, as long as the output keeps input 0's leading extent

@@ -279,7 +279,7 @@ int64_t shape_product(const std::vector<int64_t>& shape) {
 }
 
 bool is_data_dependent(StepKind kind) {
-  return kind >= StepKind::NonZero && kind <= StepKind::CastString;
+  return (kind >= StepKind::NonZero && kind <= StepKind::CastString) || kind == StepKind::ExtentOf;
 }
 
 size_t data_dependent_output_count(StepKind kind) {
@@ -357,6 +357,17 @@ DataDependentOutputs data_dependent_outputs(StepKind kind, const std::vector<int
       out.dynamic_dims = {static_cast<int32_t>(axis), static_cast<int32_t>(axis)};
       return out;
     }
+    case StepKind::ExtentOf: {
+      expect_inputs(shapes.size(), 1, "ExtentOf");
+      if (params.size() != 1 || params[0] < 0 ||
+          params[0] >= static_cast<int64_t>(shapes[0].size()))
+        throw Error("ExtentOf takes 1 parameter, a dimension of its input of rank " +
+                    std::to_string(shapes[0].size()));
+      out.dtypes = {i64};
+      out.capacities = {{}};
+      out.dynamic_dims = {-1};
+      return out;
+    }
     default:
       throw Error(std::string("step kind '") + step_kind_name(kind) + "' is not data-dependent");
   }
@@ -379,6 +390,11 @@ std::vector<std::vector<int64_t>> run_data_dependent(
     case StepKind::StringNormalizer:
     case StepKind::CastString:
       return {run_string_step(kind, params, strings, inputs[0], allocate, store)};
+    case StepKind::ExtentOf: {
+      int64_t extent = inputs[0].shape[static_cast<size_t>(params[0])];
+      std::memcpy(allocate(0, {}), &extent, sizeof extent);
+      return {{}};
+    }
     default:
       throw Error(std::string("step kind '") + step_kind_name(kind) + "' is not data-dependent");
   }

@@ -30,6 +30,8 @@
 //  - TopK (params: axis, largest): the k best elements of each line along the axis, best
 //    first (larger, or smaller, values; NaN above every number; ties by the lower position),
 //    and their positions; k (input 1) must lie in [0, extent].
+//  - ExtentOf (params: a dimension): the extent of that dimension of its input in this run,
+//    an int64 scalar (its input is read at the run's shape; its data is not read).
 #pragma once
 
 #include <cstddef>
@@ -53,7 +55,8 @@ struct ConstView {
 /// The product of a shape's extents (1 for a scalar).
 int64_t shape_product(const std::vector<int64_t>& shape);
 
-/// Whether `kind` is NonZero, Unique, NonMaxSuppression, Compress, TopK or a string step.
+/// Whether `kind` is NonZero, Unique, NonMaxSuppression, Compress, TopK, ExtentOf or a
+/// string step.
 bool is_data_dependent(StepKind kind);
 
 /// The number of outputs a data-dependent step writes: its last arguments.

@@ -526,7 +526,8 @@ size_t RunContext::run_step(size_t k) {
     case StepKind::Compress:
     case StepKind::TopK:
     case StepKind::StringNormalizer:
-    case StepKind::CastString: {
+    case StepKind::CastString:
+    case StepKind::ExtentOf: {
       size_t outputs = data_dependent_output_count(step.kind);
       size_t first_output = step.args.size() - outputs;
       std::vector<ConstView> inputs;

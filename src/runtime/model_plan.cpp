@@ -413,6 +413,7 @@ void check_step(const Reader& in, size_t at, const ModelPlan& plan, uint32_t s,
     case StepKind::TopK:
     case StepKind::StringNormalizer:
     case StepKind::CastString:
+    case StepKind::ExtentOf:
       return;  // checked above
     case StepKind::PadToBound:
     case StepKind::TrimFromBound: {
@@ -483,6 +484,8 @@ const char* step_kind_name(StepKind kind) {
       return "StringNormalizer";
     case StepKind::CastString:
       return "CastString";
+    case StepKind::ExtentOf:
+      return "extent of";
     case StepKind::PadToBound:
       return "pad to bound";
     case StepKind::TrimFromBound:
@@ -606,7 +609,7 @@ ModelPlan deserialize_plan(const uint8_t* data, size_t size) {
     PlanStep step;
     at = in.position();
     uint8_t kind = in.get<uint8_t>("step kind");
-    if (kind > static_cast<uint8_t>(StepKind::TrimFromBound))
+    if (kind > static_cast<uint8_t>(StepKind::ExtentOf))
       in.fail_at(at, "step " + std::to_string(s) + " has the invalid kind " + std::to_string(kind));
     step.kind = static_cast<StepKind>(kind);
     step.kernel = in.get_string("kernel name length");

@@ -94,6 +94,9 @@ enum class StepKind : uint8_t {
   PadToBound = 15,
   /// args {padded, compact}: the reverse, setting the compact tensor's extent.
   TrimFromBound = 16,
+  /// args {input, extent}: the extent of the input's dimension `params[0]` in this run, an
+  /// int64 scalar (a data-dependent step: kernels masking padding read it).
+  ExtentOf = 17,
 };
 const char* step_kind_name(StepKind kind);
 

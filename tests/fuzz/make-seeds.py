@@ -158,7 +158,8 @@ def plans():
     # steps: (kind, kernel, label, args[, target, axis, flags, params, strings, block rows]);
     # kinds as runtime::StepKind (0 kernel, 1 copy, 2 jump unless, 3 jump, 4 loop test, 5 increment,
     # 6 slice in, 7 slice out, 8 NonZero, 9 Unique, 10 NonMaxSuppression, 13 StringNormalizer,
-    # 14 CastString, 15 pad to bound, 16 trim from bound), flags 1 reverse, 2 all trips.
+    # 14 CastString, 15 pad to bound, 16 trim from bound, 17 extent of), flags 1 reverse,
+    # 2 all trips.
     f32, i64, boolean = (2, 32), (0, 64), (1, 1)
     yield "relu", plan("relu", [("x", *f32, 0, [1, 16], 64, 0), ("y", *f32, 2, [1, 16], 64, 0)],
                        [0], [1], [(0, "k0", "Relu", [0, 1])], 64, 0)

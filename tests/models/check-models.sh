@@ -10,7 +10,7 @@ out=$2
 shift 2
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(squeezenet1_1 mobilenet_v2 resnet18 bert_tiny lstm_lm gru_tagger
-  greedy_decoder masked_rows)
+  greedy_decoder masked_rows masked_pool)
 here=$(cd "$(dirname "$0")" && pwd)
 /usr/bin/python3 "$here/../../scripts/export-models.py" --out "$out" \
   --models "$(IFS=,; echo "${models[*]}")"

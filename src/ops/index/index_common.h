@@ -52,6 +52,7 @@ int64_t elements_axis(const OpContext& ctx, const std::vector<int64_t>& data,
 // Registration of each group of index operators (one file each).
 void register_gather_ops(OpRegistry& registry);
 void register_data_dependent_ops(OpRegistry& registry);
+void register_padding_mask_ops(OpRegistry& registry);
 void register_scatter_ops(OpRegistry& registry);
 void register_pad_ops(OpRegistry& registry);
 void register_depth_space_ops(OpRegistry& registry);

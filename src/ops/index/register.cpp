@@ -1,6 +1,6 @@
 // Registers the index operators: gathers, scatters, Pad, DepthToSpace / SpaceToDepth,
-// ReverseSequence, Compress, Resize / Upsample, GridSample, and NonZero, Unique and
-// NonMaxSuppression (run by the runtime).
+// ReverseSequence, Compress, Resize / Upsample, GridSample, NonZero, Unique and
+// NonMaxSuppression (run by the runtime), and tessel.RunTimeExtent / tessel.MaskPadding.
 #include "ops/index/index_common.h"
 
 namespace tessel::ops {
@@ -15,6 +15,7 @@ void register_index_ops(OpRegistry& registry) {
   index::register_resize_ops(registry);
   index::register_grid_sample_ops(registry);
   index::register_data_dependent_ops(registry);
+  index::register_padding_mask_ops(registry);
 }
 
 }  // namespace tessel::ops

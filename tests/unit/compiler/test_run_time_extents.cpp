@@ -1,9 +1,9 @@
 // Kernels reading values whose extent the run finds: a masked selection (NonZero ->
 // Transpose -> GatherND -> arithmetic), the kept rows through a product run per block of
-// rows, and a Compress along axis 1 reduced over axis 0 and fed to another step, each
-// against loops written here, JIT-compiled and from a compiled library, at every extent
-// from none to the largest; and the nodes that cannot carry such an extent refused with
-// errors naming them.
+// rows and through reductions and a softmax over the run's axis, and a Compress along axis 1
+// reduced over axis 0 and fed to another step, each against loops written here, JIT-compiled and
+// from a compiled library, at every extent from none to the largest; and the nodes that cannot
+// carry such an extent refused with errors naming them.
 #include <gtest/gtest.h>
 
 #include "compiler/compile_model.h"
@@ -162,6 +162,73 @@ TEST(RunTimeExtents, AProductOfKeptRowsRunsPerBlockOfRows) {
   }
 }
 
+/// The kept rows k = x[x.sum(1) > 0] of x [rows, cols], reduced over the run's axis:
+/// ReduceSum(k, 0), ReduceMean(k, 0, keepdims), ReduceMax(k) and Softmax(k, 0).
+graph::Graph kept_rows_reduced(int64_t rows, int64_t cols) {
+  graph::Graph g = new_graph("kept_rows_reduced");
+  graph::Value* x = g.add_value("x", f32({rows, cols}));
+  g.add_input(x);
+  graph::Value* sums = add(g, "ReduceSum", {x, int64s(g, "axis1", {1})},
+                           {{"keepdims", graph::Attribute::of_int(0)}});
+  graph::Value* keep = add(g, "Greater", {sums, scalar(g, "zero", 0.0f)});
+  graph::Value* kept = add(g, "GatherND", {x, add(g, "Transpose", {add(g, "NonZero", {keep})})});
+  auto keepdims = [](int64_t k) {
+    return std::map<std::string, graph::Attribute>{{"keepdims", graph::Attribute::of_int(k)}};
+  };
+  g.add_output(add(g, "ReduceSum", {kept, int64s(g, "axis0", {0})}, keepdims(0)));
+  auto mean = keepdims(1);
+  mean["axes"] = graph::Attribute::of_ints({0});
+  g.add_output(add(g, "ReduceMean", {kept}, mean));
+  g.add_output(add(g, "ReduceMax", {kept}, keepdims(0)));
+  g.add_output(add(g, "Softmax", {kept}, {{"axis", graph::Attribute::of_int(0)}}));
+  return g;
+}
+
+TEST(RunTimeExtents, ReductionsAndSoftmaxOverTheRunsAxisSeeOnlyWhatTheRunFound) {
+  const int64_t rows = 96, cols = 5;
+  graph::Graph g = kept_rows_reduced(rows, cols);
+  for (runtime::Model& model : compiled_both_ways(g, {f32({rows, cols})})) {
+    EXPECT_EQ(count_steps(model, runtime::StepKind::ExtentOf), 1);
+    runtime::NDArray x = testing::random_array({rows, cols}, 17);
+    for (int64_t kept : {96, 5, 40, 1}) {  // the larger runs first leave data in the padding
+      std::vector<int64_t> chosen;
+      for (int64_t i = 0; i < rows; ++i) {
+        bool keep = (i * 29) % rows < kept;
+        float row_sum = 0;
+        for (int64_t j = 0; j < cols; ++j) row_sum += x.data_as<float>()[i * cols + j];
+        // Flip the row's sign so that its sum is positive exactly when it is kept.
+        if ((row_sum > 0) != keep)
+          for (int64_t j = 0; j < cols; ++j) x.data_as<float>()[i * cols + j] *= -1;
+        if (keep) chosen.push_back(i);
+      }
+      ASSERT_EQ(static_cast<int64_t>(chosen.size()), kept);
+      auto at = [&](int64_t r, int64_t j) {
+        return x.data_as<float>()[chosen[static_cast<size_t>(r)] * cols + j];
+      };
+      std::vector<runtime::NDArray> out = model.run({&x});
+      ASSERT_EQ(out[3].shape(), (std::vector<int64_t>{kept, cols})) << kept;
+      float largest = -INFINITY;
+      for (int64_t j = 0; j < cols; ++j) {
+        float sum = 0, top = -INFINITY;
+        for (int64_t r = 0; r < kept; ++r) {
+          sum += at(r, j);
+          top = std::max(top, at(r, j));
+          largest = std::max(largest, at(r, j));
+        }
+        EXPECT_NEAR(out[0].data_as<float>()[j], sum, 1e-4) << kept << ", " << j;
+        EXPECT_NEAR(out[1].data_as<float>()[j], sum / float(kept), 1e-5) << kept << ", " << j;
+        float denominator = 0;
+        for (int64_t r = 0; r < kept; ++r) denominator += std::exp(at(r, j) - top);
+        for (int64_t r = 0; r < kept; ++r)
+          EXPECT_NEAR(out[3].data_as<float>()[r * cols + j], std::exp(at(r, j) - top) / denominator,
+                      1e-5)
+              << kept << ": " << r << ", " << j;
+      }
+      EXPECT_EQ(out[2].data_as<float>()[0], largest) << kept;
+    }
+  }
+}
+
 /// Compress(x, keep, axis 1) -> [rows, n]; its column sums r (a reduction over axis 0,
 /// padded along axis 0 of r) are an output, and NonZero(r * r > 0.25) reads them.
 graph::Graph compress_model(int64_t rows, int64_t cols) {
@@ -224,12 +291,12 @@ void expect_refused(const graph::Graph& g, const std::vector<graph::TensorType>&
 
 TEST(RunTimeExtents, NodesThatCannotCarryTheExtentAreRefused) {
   graph::TensorType bools = graph::TensorType::of(ir::DataType::Bool(), {9});
-  {  // a sum over the axis the run sets would add the padding
+  {  // an arg-max over the axis the run sets would count the padding (no mask makes it right)
     graph::Graph g = compress_model(4, 9);
     graph::Value* kept = g.nodes()[0]->outputs[0];
-    g.add_output(add(g, "ReduceSum", {kept, int64s(g, "inner", {1})}));
+    g.add_output(add(g, "ArgMax", {kept}, {{"axis", graph::Attribute::of_int(1)}}));
     expect_refused(g, {f32({4, 9}), bools},
-                   {"(ReduceSum) reads 'Compress0.out', whose extent along axis 1",
+                   {"(ArgMax) reads 'Compress0.out', whose extent along axis 1",
                     "(Compress) finds at run time: it reduces over axis 1"});
   }
   {  // the shape of a value whose extent the run finds is known only at run time

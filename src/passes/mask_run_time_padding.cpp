@@ -1,0 +1,157 @@
+// mask_run_time_padding: tessel.MaskPadding before reductions over an axis whose extent the
+// run finds (mask_run_time_padding.h).
+#include "passes/mask_run_time_padding.h"
+
+#include <map>
+
+#include "executor/node_kernel.h"
+#include "passes/graph_builder.h"
+#include "passes/infer_types.h"
+#include "passes/run_time_extents.h"
+
+namespace tessel::passes {
+namespace {
+
+graph::Node make_node(const std::string& name, const std::string& op, const std::string& domain,
+                      int opset, std::vector<graph::Value*> inputs,
+                      std::map<std::string, graph::Attribute> attributes = {}) {
+  graph::Node node;
+  node.name = name;
+  node.op_type = op;
+  node.domain = domain;
+  node.opset = opset;
+  node.inputs = std::move(inputs);
+  node.attributes = std::move(attributes);
+  return node;
+}
+
+/// Rewrites the graph node by node, following the run-time extents of the new graph.
+class PaddingMasker {
+ public:
+  explicit PaddingMasker(const graph::Graph& graph) : builder_(graph) {}
+
+  graph::Graph run() {
+    for (const auto& node : builder_.source().nodes()) visit(*node);
+    return builder_.finish();
+  }
+
+ private:
+  void visit(const graph::Node& node) {
+    std::vector<graph::Value*> inputs = builder_.values(node.inputs);
+    std::vector<RunTimeExtent> extents = extents_of(inputs);
+    bool any = false;
+    for (const RunTimeExtent& e : extents) any |= e.axis >= 0;
+    if (any && node.domain.empty() && !padding_fill(node.op_type).empty() && extents[0].axis >= 0) {
+      graph::Node probe = node;
+      probe.inputs = inputs;
+      if (!flow_of(probe, extents).problem.empty() && mask(node, inputs, extents[0])) return;
+    }
+    graph::Node* copy = builder_.copy_node(node);
+    if (any || executor::find_op(*copy).data_dependent) follow(*copy);
+  }
+
+  /// Masks input 0 of reduction `node` along the axis of `extent`; false when the
+  /// reduction cannot be made right so (a mean of another type than float32).
+  bool mask(const graph::Node& node, std::vector<graph::Value*> inputs,
+            const RunTimeExtent& extent) {
+    bool mean = node.op_type == "ReduceMean";
+    const graph::Value* out = node.outputs[0];
+    int64_t largest_extent = node.inputs[0]->type.dims[static_cast<size_t>(extent.axis)].value;
+    if (mean && (out->type.dtype != ir::DataType::Float(32) || node.opset < 7)) return false;
+    graph::Value* masked =
+        add(make_node(node.name + "_mask", "MaskPadding", "tessel", 1,
+                      {inputs[0], extent_value(extent.source)},
+                      {{"axis", graph::Attribute::of_int(extent.axis)},
+                       {"fill", graph::Attribute::of_string(padding_fill(node.op_type))}}),
+            inputs[0]->type);
+    inputs[0] = masked;
+    graph::Node reduction = node;
+    reduction.inputs = std::move(inputs);
+    if (!mean) {
+      for (size_t k = 0; k < node.outputs.size(); ++k)
+        reduction.outputs[k] = node.outputs[k] ? builder_.define(node.outputs[k]) : nullptr;
+      follow(*builder_.add_node(std::move(reduction)));
+      return true;
+    }
+    // The mean over the largest extent, times largest / extent.
+    graph::Value* over_largest = add(std::move(reduction), out->type);
+    graph::Value* extent_float =
+        add(make_node(node.name + "_extent", "Cast", "", node.opset, {extent_value(extent.source)},
+                      {{"to", graph::Attribute::of_int(1)}}),
+            graph::TensorType::of(ir::DataType::Float(32), {}));
+    auto largest =
+        std::make_shared<runtime::NDArray>(std::vector<int64_t>{}, runtime::DType::Float(32));
+    *largest->data_as<float>() = static_cast<float>(largest_extent);
+    graph::Value* scale =
+        add(make_node(node.name + "_scale", "Div", "", node.opset,
+                      {builder_.add_constant(node.name + "_largest", largest), extent_float}),
+            extent_float->type);
+    graph::Node product =
+        make_node(node.name + "_rescaled", "Mul", "", node.opset, {over_largest, scale});
+    product.outputs = {builder_.define(out)};
+    builder_.add_node(std::move(product));
+    return true;
+  }
+
+  /// Appends `node` with one new output of `type`; returns it.
+  graph::Value* add(graph::Node node, const graph::TensorType& type) {
+    node.outputs = {builder_.add_value(node.name, type)};
+    return builder_.add_node(std::move(node))->outputs[0];
+  }
+
+  /// The run's extent of `source` (a data-dependent step's output), made once.
+  graph::Value* extent_value(const graph::Value* source) {
+    graph::Value*& value = extent_values_[source];
+    if (!value) {
+      // `source` is a value of the graph being built.
+      auto* input = const_cast<graph::Value*>(source);
+      value = add(make_node(source->name + "_extent", "RunTimeExtent", "tessel", 1, {input},
+                            {{"axis", graph::Attribute::of_int(run_time_.at(source).axis)}}),
+                  graph::TensorType::of(ir::DataType::Int(64), {}));
+    }
+    return value;
+  }
+
+  std::vector<RunTimeExtent> extents_of(const std::vector<graph::Value*>& inputs) const {
+    std::vector<RunTimeExtent> extents;
+    for (const graph::Value* in : inputs) {
+      auto found = in ? run_time_.find(in) : run_time_.end();
+      extents.push_back(found == run_time_.end() ? RunTimeExtent{} : found->second);
+    }
+    return extents;
+  }
+
+  ExtentFlow flow_of(const graph::Node& node, const std::vector<RunTimeExtent>& extents) const {
+    std::vector<const graph::Value*> inputs(node.inputs.begin(), node.inputs.end());
+    std::vector<graph::TensorType> output_types;
+    for (const graph::Value* out : node.outputs)
+      output_types.push_back(out ? out->type : graph::TensorType{});
+    return flow_run_time_extents(node, types_of(inputs), constants_of(inputs), output_types,
+                                 extents);
+  }
+
+  /// Records the run-time extents of `node`'s outputs (a node of the new graph).
+  void follow(const graph::Node& node) {
+    std::vector<RunTimeExtent> extents = extents_of(node.inputs);
+    ExtentFlow flow = flow_of(node, extents);
+    for (size_t k = 0; k < node.outputs.size() && k < flow.outputs.size(); ++k) {
+      const ExtentFlow::Output& out = flow.outputs[k];
+      if (out.axis < 0 || !node.outputs[k]) continue;
+      run_time_[node.outputs[k]] = {
+          out.axis, out.from_input >= 0 ? extents[static_cast<size_t>(out.from_input)].source
+                                        : node.outputs[k]};
+    }
+  }
+
+  GraphBuilder builder_;
+  std::map<const graph::Value*, RunTimeExtent> run_time_;
+  std::map<const graph::Value*, graph::Value*> extent_values_;
+};
+
+}  // namespace
+
+graph::Graph mask_run_time_padding(const graph::Graph& graph) {
+  return PaddingMasker(graph).run();
+}
+
+}  // namespace tessel::passes
