@@ -148,8 +148,13 @@ OpDef reduce_def(const ReduceKind& kind) {
   def.schedule = [kind](const OpContext& ctx, schedule::Schedule& s,
                         const std::vector<te::Tensor>& outputs) {
     ReducePlan plan = reduce_plan(kind, ctx);
-    int64_t rows = plan.noop ? 0 : row_axes_before(plan.axes, ctx.input_type(0).rank());
-    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements());
+    int64_t rank = ctx.input_type(0).rank();
+    int64_t rows = plan.noop ? 0 : row_axes_before(plan.axes, rank);
+    int64_t work = ctx.input_type(0).num_elements();
+    // Over leading axes, the last one kept: columns, accumulated a vector at a time.
+    bool columns = rows == 0 && !plan.noop && !plan.axes.empty() && plan.axes.back() < rank - 1;
+    if (columns && schedule_columns(s, work)) return;
+    schedule_rows(s, outputs[0], rows, work);
   };
   return def;
 }

@@ -79,6 +79,36 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
   vectorize_row(s, output, row_axes, config.vector_factor);
 }
 
+bool schedule_columns(schedule::Schedule& s, int64_t work) {
+  int64_t lanes = target_float_lanes();
+  std::vector<std::string> reductions, maps;
+  for (const schedule::Stage& stage : s.stages()) {
+    if (stage.is_placeholder()) continue;
+    const te::OperationNode& op = *stage.op;
+    std::vector<int64_t> shape = static_shape(op.output(0));
+    bool columns = op.num_outputs() == 1 && op.output(0).dtype() == ir::DataType::Float(32) &&
+                   !shape.empty() && shape.back() % lanes == 0;
+    if (!columns) return false;
+    (op.has_reduction() ? reductions : maps).push_back(stage.name);
+  }
+  if (reductions.empty()) return false;
+  for (const std::string& name : reductions) {
+    std::vector<std::string> leaves = s.stage(name).leaves;
+    size_t kept = s.stage(name).op->axis.size();
+    int64_t vectors = static_shape(s.stage(name).op->output(0)).back() / lanes;
+    std::vector<std::string> reduced(leaves.begin() + static_cast<long>(kept), leaves.end());
+    auto [columns, vector] = s.split(name, leaves[kept - 1], lanes);
+    std::vector<std::string> order{columns};
+    order.insert(order.end(), reduced.begin(), reduced.end());
+    order.push_back(vector);
+    s.reorder(name, order);
+    s.vectorize(name, vector);
+    if (work >= kParallelMinElements && kept == 1 && vectors > 1) s.parallel(name, columns);
+  }
+  for (const std::string& name : maps) vectorize_row(s, name, 0, 1);
+  return true;
+}
+
 int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank) {
   if (axes.empty()) return 0;
   for (size_t k = 0; k < axes.size(); ++k)

@@ -34,6 +34,15 @@ RowConfig row_config(const KnobValues& knobs);
 void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work,
                    const RowConfig& config = {});
 
+/// Schedules a kernel reducing over leading axes whose last axis is kept (columns: a
+/// ReduceSum or ReduceMean over the rows of a [rows, features] matrix): each vector of the
+/// last axis accumulates down the reduced axes, loops [kept..., last / lanes, reduced...,
+/// lanes] with the lanes vectorized (parallel over the column vectors when `work`, elements
+/// read, is large), the other stages vectorized along their last axis. False, changing
+/// nothing, unless every stage is float32 with a last extent that is a whole number of
+/// vectors.
+bool schedule_columns(schedule::Schedule& s, int64_t work);
+
 /// The number of row axes when the sorted `axes` reduced are the trailing axes of a tensor
 /// of rank `rank` (their first axis); 0 otherwise (no row structure).
 int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank);

@@ -233,6 +233,34 @@ TEST(Reduce, LargeTrailingReductionsRunRowsInParallel) {
   }
 }
 
+TEST(Reduce, ReductionsOverLeadingAxesAccumulateColumnsOfVectors) {
+  // The last axis kept and a whole number of vectors long: columns accumulated a vector at
+  // a time (vectorized, parallel when large); 48 lanes-multiple columns with 1 to 3 axes.
+  const int64_t lanes = 16;  // a multiple of every target's float lanes
+  for (Shape shape : {Shape{37, 3 * lanes}, Shape{7, 5, 2 * lanes}, Shape{1024, 2 * lanes}}) {
+    Values x = stored(kF32, random_values<double>({count(shape)}, 21, 0.1, 2.0));
+    NDArray input = make_array(kF32, shape, x);
+    Shape axes = shape.size() == 3 ? Shape{0, 1} : Shape{0};
+    for (const std::string op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceLogSumExp"}) {
+      for (bool keepdims : {true, false}) {
+        SCOPED_TRACE(op + " over " + std::to_string(axes.size()) + " axes of " +
+                     std::to_string(shape[0]) + " rows, keepdims " + std::to_string(keepdims));
+        Attributes attrs{{"axes", Attribute::of_ints(axes)},
+                         {"keepdims", Attribute::of_int(keepdims)}};
+        if (op == "ReduceSum") attrs.erase("axes");
+        std::vector<const NDArray*> inputs{&input};
+        NDArray axes_input = make_array(DType::Int(64), {static_cast<int64_t>(axes.size())},
+                                        Values(axes.begin(), axes.end()));
+        if (op == "ReduceSum") inputs.push_back(&axes_input);
+        InspectedRun run = run_and_inspect(op, inputs, attrs, 13);
+        EXPECT_NE(run.ir.find("ramp("), std::string::npos);  // vector loads and stores
+        Reduced expected = reduce_reference(x, shape, axes, keepdims, reference_reducers().at(op));
+        expect_array(run.outputs[0], kF32, expected.shape, expected.values, 1e-5, 1e-4);
+      }
+    }
+  }
+}
+
 // ---- ArgMax / ArgMin ---------------------------------------------------------------------
 
 /// Position of the first (or last) extreme element of each line along `axis`.
