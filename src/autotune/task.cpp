@@ -135,9 +135,9 @@ namespace {
 /// rows where the plan runs it so) to `set`: a new task, or more weight for an equal
 /// kernel's.
 void add_group(TaskSet& set, const compiler::FusedGroup& group,
-               const std::map<const graph::Value*, passes::RunTimeExtent>& run_time,
-               compiler::FoldKernelCache& fold_cache, std::map<std::string, size_t>& index_of_key,
-               const std::string& target, SearchKind search, int64_t runs) {
+               const passes::RunTimeExtents& run_time, compiler::FoldKernelCache& fold_cache,
+               std::map<std::string, size_t>& index_of_key, const std::string& target,
+               SearchKind search, int64_t runs) {
   const compiler::FusedGroup* built = &group;
   if (std::optional<compiler::RowBlocks> blocks = compiler::row_blocks(group, run_time)) {
     set.row_blocks.push_back(std::make_shared<const compiler::RowBlocks>(std::move(*blocks)));
@@ -190,8 +190,7 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
   // The kernels of `g`, each launched `runs` times per inference (a loop body's trips).
   std::function<void(const graph::Graph&, int64_t)> add_graph = [&](const graph::Graph& g,
                                                                     int64_t runs) {
-    std::map<const graph::Value*, passes::RunTimeExtent> run_time =
-        passes::find_run_time_extents(g);
+    passes::RunTimeExtents run_time = passes::find_run_time_extents(g);
     for (const compiler::FusedGroup& group : compiler::fuse_operators(g, options.fusion)) {
       if (group.nodes.size() == 1 && group.nodes[0]->has_body()) {  // If, Loop, Scan
         for (compiler::CompiledBody& body : compiler::compiled_bodies(*group.nodes[0], options)) {

@@ -140,7 +140,7 @@ class PlanBuilder {
   /// The model's graph (emit_graph also compiles bodies).
   const graph::Graph* model_graph_ = nullptr;
   /// The values (of the model and its bodies) whose extent the run finds.
-  std::map<const graph::Value*, passes::RunTimeExtent> run_time_;
+  passes::RunTimeExtents run_time_;
   /// The twins made so far: padded ones of compact tensors, compact ones of padded tensors.
   std::map<int, int> twins_;
 };

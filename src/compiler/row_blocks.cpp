@@ -26,8 +26,8 @@ bool needs_whole_padding(const graph::Node& node) {
 
 }  // namespace
 
-std::optional<RowBlocks> row_blocks(
-    const FusedGroup& group, const std::map<const graph::Value*, passes::RunTimeExtent>& run_time) {
+std::optional<RowBlocks> row_blocks(const FusedGroup& group,
+                                    const passes::RunTimeExtents& run_time) {
   int64_t largest = -1;
   for (const graph::Node* node : group.nodes) {
     if (needs_whole_padding(*node)) return std::nullopt;

@@ -48,7 +48,7 @@ int64_t block_rows_for(int64_t largest);
 /// `group` rebuilt for blocks of rows, or nothing when no value of it carries a run-time
 /// extent (`run_time`), one carries it along another axis than the leading one, the
 /// largest extent has no block size, or the block's types do not infer.
-std::optional<RowBlocks> row_blocks(
-    const FusedGroup& group, const std::map<const graph::Value*, passes::RunTimeExtent>& run_time);
+std::optional<RowBlocks> row_blocks(const FusedGroup& group,
+                                    const passes::RunTimeExtents& run_time);
 
 }  // namespace tessel::compiler

@@ -117,7 +117,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
   FoldKernels kernels;
   // The values of the new graph whose extent the run finds (data-dependent steps' outputs
   // and what kernels compute from them).
-  std::map<const graph::Value*, RunTimeExtent> run_time;
+  RunTimeExtents run_time;
   // One node (of the graph, or of a body a loop unrolling copies into it).
   NodeFolder fold_node = [&](const graph::Node& node) {
     std::vector<const graph::Value*> inputs = builder.lookup(node.inputs);
@@ -127,13 +127,7 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<const runtime::NDArray*> values = constants_of(inputs);
     std::vector<graph::TensorType> output_types =
         executor::infer_node(node, types, values, &body_typer());
-    std::vector<RunTimeExtent> extents;
-    bool any_run_time = false;
-    for (const graph::Value* in : inputs) {
-      auto it = in ? run_time.find(in) : run_time.end();
-      extents.push_back(it == run_time.end() ? RunTimeExtent{} : it->second);
-      any_run_time |= it != run_time.end();
-    }
+    std::vector<RunTimeExtent> extents = extents_of(run_time, inputs);
     const ops::OpDef& def = executor::find_op(node);
     bool run_time_shape =
         !extents.empty() && reads_run_time_extent(node, types[0].rank(), extents[0]);
@@ -150,16 +144,10 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     graph::Node* copy = builder.copy_node(node);
     for (size_t k = 0; k < copy->outputs.size() && k < output_types.size(); ++k)
       if (copy->outputs[k]) copy->outputs[k]->type = output_types[k];
-    if (!any_run_time && !def.data_dependent) return;
+    if (!any_run_time(extents) && !def.data_dependent) return;
     // A node that cannot carry the extent is refused when the model is planned.
-    ExtentFlow flow = flow_run_time_extents(*copy, types, values, output_types, extents);
-    for (size_t k = 0; k < copy->outputs.size() && k < flow.outputs.size(); ++k) {
-      const ExtentFlow::Output& out = flow.outputs[k];
-      if (out.axis < 0 || !copy->outputs[k]) continue;
-      run_time[copy->outputs[k]] = {
-          out.axis, out.from_input >= 0 ? extents[static_cast<size_t>(out.from_input)].source
-                                        : copy->outputs[k]};
-    }
+    record_outputs(run_time, *copy,
+                   flow_run_time_extents(*copy, types, values, output_types, extents), extents);
   };
   for (const auto& source : graph.nodes()) fold_node(*source);
   return builder.finish();

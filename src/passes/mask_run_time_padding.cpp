@@ -38,9 +38,8 @@ class PaddingMasker {
  private:
   void visit(const graph::Node& node) {
     std::vector<graph::Value*> inputs = builder_.values(node.inputs);
-    std::vector<RunTimeExtent> extents = extents_of(inputs);
-    bool any = false;
-    for (const RunTimeExtent& e : extents) any |= e.axis >= 0;
+    std::vector<RunTimeExtent> extents = extents_of(run_time_, inputs);
+    bool any = any_run_time(extents);
     if (any && node.domain.empty() && !padding_fill(node.op_type).empty() && extents[0].axis >= 0) {
       graph::Node probe = node;
       probe.inputs = inputs;
@@ -112,15 +111,6 @@ class PaddingMasker {
     return value;
   }
 
-  std::vector<RunTimeExtent> extents_of(const std::vector<graph::Value*>& inputs) const {
-    std::vector<RunTimeExtent> extents;
-    for (const graph::Value* in : inputs) {
-      auto found = in ? run_time_.find(in) : run_time_.end();
-      extents.push_back(found == run_time_.end() ? RunTimeExtent{} : found->second);
-    }
-    return extents;
-  }
-
   ExtentFlow flow_of(const graph::Node& node, const std::vector<RunTimeExtent>& extents) const {
     std::vector<const graph::Value*> inputs(node.inputs.begin(), node.inputs.end());
     std::vector<graph::TensorType> output_types;
@@ -132,19 +122,12 @@ class PaddingMasker {
 
   /// Records the run-time extents of `node`'s outputs (a node of the new graph).
   void follow(const graph::Node& node) {
-    std::vector<RunTimeExtent> extents = extents_of(node.inputs);
-    ExtentFlow flow = flow_of(node, extents);
-    for (size_t k = 0; k < node.outputs.size() && k < flow.outputs.size(); ++k) {
-      const ExtentFlow::Output& out = flow.outputs[k];
-      if (out.axis < 0 || !node.outputs[k]) continue;
-      run_time_[node.outputs[k]] = {
-          out.axis, out.from_input >= 0 ? extents[static_cast<size_t>(out.from_input)].source
-                                        : node.outputs[k]};
-    }
+    std::vector<RunTimeExtent> extents = extents_of(run_time_, node.inputs);
+    record_outputs(run_time_, node, flow_of(node, extents), extents);
   }
 
   GraphBuilder builder_;
-  std::map<const graph::Value*, RunTimeExtent> run_time_;
+  RunTimeExtents run_time_;
   std::map<const graph::Value*, graph::Value*> extent_values_;
 };
 

@@ -420,22 +420,33 @@ ExtentFlow flow_run_time_extents(const graph::Node& node,
   return flow;
 }
 
-std::map<const graph::Value*, RunTimeExtent> find_run_time_extents(const graph::Graph& graph) {
-  std::map<const graph::Value*, RunTimeExtent> found;
+bool any_run_time(const std::vector<RunTimeExtent>& extents) {
+  return std::any_of(extents.begin(), extents.end(),
+                     [](const RunTimeExtent& e) { return e.axis >= 0; });
+}
+
+void record_outputs(RunTimeExtents& known, const graph::Node& node, const ExtentFlow& flow,
+                    const std::vector<RunTimeExtent>& inputs) {
+  for (size_t k = 0; k < node.outputs.size() && k < flow.outputs.size(); ++k) {
+    const ExtentFlow::Output& out = flow.outputs[k];
+    if (out.axis < 0 || !node.outputs[k]) continue;
+    known[node.outputs[k]] = {out.axis, out.from_input >= 0
+                                            ? inputs[static_cast<size_t>(out.from_input)].source
+                                            : node.outputs[k]};
+  }
+}
+
+RunTimeExtents find_run_time_extents(const graph::Graph& graph) {
+  RunTimeExtents found;
   for (const auto& node : graph.nodes()) {
+    std::vector<RunTimeExtent> extents = extents_of(found, node->inputs);
+    if (!any_run_time(extents) && !executor::find_op(*node).data_dependent) continue;
     std::vector<graph::TensorType> types, output_types;
     std::vector<const runtime::NDArray*> values;
-    std::vector<RunTimeExtent> extents;
-    bool any = false;
     for (const graph::Value* in : node->inputs) {
       types.push_back(in ? in->type : graph::TensorType{});
       values.push_back(in ? in->constant.get() : nullptr);
-      auto it = in ? found.find(in) : found.end();
-      extents.push_back(it == found.end() ? RunTimeExtent{} : it->second);
-      any |= it != found.end();
     }
-    const ops::OpDef& def = executor::find_op(*node);
-    if (!any && !def.data_dependent) continue;
     for (const graph::Value* out : node->outputs)
       output_types.push_back(out ? out->type : graph::TensorType{});
     ExtentFlow flow = flow_run_time_extents(*node, types, values, output_types, extents);
@@ -448,13 +459,7 @@ std::map<const graph::Value*, RunTimeExtent> find_run_time_extents(const graph::
                         "; tessel compiles its kernels for the largest extent, so it runs "
                         "only operators that keep the positions past the run's extent apart");
     }
-    for (size_t k = 0; k < node->outputs.size(); ++k) {
-      const ExtentFlow::Output& out = flow.outputs[k];
-      if (out.axis < 0 || !node->outputs[k]) continue;
-      found[node->outputs[k]] = {out.axis, out.from_input >= 0
-                                               ? extents[static_cast<size_t>(out.from_input)].source
-                                               : node->outputs[k]};
-    }
+    record_outputs(found, *node, flow, extents);
   }
   return found;
 }

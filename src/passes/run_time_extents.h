@@ -7,8 +7,8 @@
 // reads it *padded*: at the capacity, its valid part the first `extent` positions along the
 // axis the run sets. The kernel computes all positions, and its output is padded along one
 // axis in turn, valid up to the same extent (what it computes past the extent, from the
-// padding, no valid position reads). That is right when every
-// valid output position reads valid input positions only: element-wise and broadcasting
+// padding, no valid position reads). That is right when every valid output position reads
+// valid input positions only: element-wise and broadcasting
 // operators (the other operands spanning the axis with extent 1), transposes, reshapes that
 // keep the axis whole, gathers by padded indices, reductions, softmaxes, concatenations,
 // slices and splits along other axes, products whose rows carry the axis, and the operators
@@ -38,6 +38,8 @@ struct RunTimeExtent {
   int axis = -1;
   const graph::Value* source = nullptr;
 };
+/// The values of a graph whose extent the run finds.
+using RunTimeExtents = std::map<const graph::Value*, RunTimeExtent>;
 
 /// What a node does with run-time extents: per output the axis the run sets (-1: none) and
 /// where that extent comes from; or the problem that keeps the node from carrying them.
@@ -65,7 +67,26 @@ ExtentFlow flow_run_time_extents(const graph::Node& node,
 /// Every value of `graph` (typed, optimised) whose extent the run finds. CompileError naming
 /// the node, the value it reads and the step that finds its extent, for a node that cannot
 /// carry it (see the file comment).
-std::map<const graph::Value*, RunTimeExtent> find_run_time_extents(const graph::Graph& graph);
+RunTimeExtents find_run_time_extents(const graph::Graph& graph);
+
+/// The extents `known` gives `values` (axis -1 for the others, and for absent inputs).
+template <class Values>
+std::vector<RunTimeExtent> extents_of(const RunTimeExtents& known, const Values& values) {
+  std::vector<RunTimeExtent> extents;
+  for (const graph::Value* v : values) {
+    auto found = v ? known.find(v) : known.end();
+    extents.push_back(found == known.end() ? RunTimeExtent{} : found->second);
+  }
+  return extents;
+}
+
+/// Whether any of `extents` lies along an axis.
+bool any_run_time(const std::vector<RunTimeExtent>& extents);
+
+/// Records in `known` the extents `flow` gives the outputs of `node`, whose inputs have
+/// `inputs` (passes that build a graph node by node follow the extents so).
+void record_outputs(RunTimeExtents& known, const graph::Node& node, const ExtentFlow& flow,
+                    const std::vector<RunTimeExtent>& inputs);
 
 /// The reduction whose identity must fill the padding for `op_type` to reduce over an axis
 /// whose extent the run finds ("sum", "prod", "max", "min": tessel.MaskPadding's `fill`),
