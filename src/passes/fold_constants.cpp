@@ -8,6 +8,7 @@
 #include <map>
 
 #include "executor/node_kernel.h"
+#include "ops/shape/shape_ops.h"
 #include "passes/body_types.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
@@ -94,19 +95,16 @@ class FoldKernels {
   std::map<std::string, std::vector<Entry>> cache_;
 };
 
-/// Whether a Shape or Size node reads an extent only the run knows: such a node stays (and
-/// the memory plan refuses it, run_time_extents.h) rather than fold the largest extent.
-bool reads_run_time_extent(const graph::Node& node, int64_t rank, const RunTimeExtent& input) {
+/// Whether a Shape or Size node reads an extent only the run knows: such a node stays
+/// (mask_run_time_padding.h computes it from the run's extent) rather than fold the largest
+/// extent.
+bool reads_run_time_extent(const graph::Node& node, const ops::OpContext& ctx,
+                           const RunTimeExtent& input) {
   if (input.axis < 0) return false;
   if (node.op_type == "Size") return true;
   if (node.op_type != "Shape") return false;
-  auto bound = [&](const char* name, int64_t absent) {
-    auto it = node.attributes.find(name);
-    if (it == node.attributes.end()) return absent;
-    int64_t a = it->second.i < 0 ? it->second.i + rank : it->second.i;
-    return std::clamp<int64_t>(a, 0, rank);
-  };
-  return bound("start", 0) <= input.axis && input.axis < bound("end", rank);
+  auto [start, end] = ops::shape::shape_range(ctx);
+  return start <= input.axis && input.axis < end;
 }
 
 }  // namespace
@@ -130,7 +128,8 @@ graph::Graph fold_constants(const graph::Graph& graph) {
     std::vector<RunTimeExtent> extents = extents_of(run_time, inputs);
     const ops::OpDef& def = executor::find_op(node);
     bool run_time_shape =
-        !extents.empty() && reads_run_time_extent(node, types[0].rank(), extents[0]);
+        !extents.empty() && extents[0].axis >= 0 &&
+        reads_run_time_extent(node, ops::OpContext(node, def, types, values), extents[0]);
     if (!run_time_shape && foldable(node, def, inputs, output_types)) {
       const executor::NodeKernel& kernel = kernels.get(node, inputs, types, values);
       std::vector<std::shared_ptr<const runtime::NDArray>> results = kernel.folded;

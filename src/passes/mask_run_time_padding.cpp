@@ -2,9 +2,12 @@
 // run finds (mask_run_time_padding.h).
 #include "passes/mask_run_time_padding.h"
 
+#include <algorithm>
 #include <map>
 
 #include "executor/node_kernel.h"
+#include "ops/op_context.h"
+#include "ops/shape/shape_ops.h"
 #include "passes/graph_builder.h"
 #include "passes/infer_types.h"
 #include "passes/run_time_extents.h"
@@ -40,6 +43,11 @@ class PaddingMasker {
     std::vector<graph::Value*> inputs = builder_.values(node.inputs);
     std::vector<RunTimeExtent> extents = extents_of(run_time_, inputs);
     bool any = any_run_time(extents);
+    if (any && node.domain.empty() && (node.op_type == "Shape" || node.op_type == "Size") &&
+        extents[0].axis >= 0) {
+      measure(node, inputs, extents[0]);
+      return;
+    }
     if (any && node.domain.empty() && !padding_fill(node.op_type).empty() && extents[0].axis >= 0) {
       graph::Node probe = node;
       probe.inputs = inputs;
@@ -90,6 +98,45 @@ class PaddingMasker {
     product.outputs = {builder_.define(out)};
     builder_.add_node(std::move(product));
     return true;
+  }
+
+  /// Shape or Size of a value whose extent the run finds, from the run's extent: Shape
+  /// selects it where the axis is and the largest extents elsewhere, Size multiplies it by
+  /// the other extents.
+  void measure(const graph::Node& node, const std::vector<graph::Value*>& inputs,
+               const RunTimeExtent& extent) {
+    std::vector<int64_t> dims = inputs[0]->type.shape();
+    graph::Value* run_extent = extent_value(extent.source);
+    int opset = std::max(node.opset, 13);
+    auto int64s = [](const std::vector<int64_t>& values, std::vector<int64_t> shape) {
+      auto array = std::make_shared<runtime::NDArray>(std::move(shape), runtime::DType::Int(64));
+      std::copy(values.begin(), values.end(), array->data_as<int64_t>());
+      return array;
+    };
+    graph::Node result;
+    if (node.op_type == "Size") {
+      int64_t others = 1;
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (static_cast<int>(k) != extent.axis) others *= dims[k];
+      result = make_node(
+          node.name + "_size", "Mul", "", opset,
+          {run_extent, builder_.add_constant(node.name + "_others", int64s({others}, {}))});
+    } else {
+      std::vector<const graph::Value*> read(inputs.begin(), inputs.end());
+      ops::OpContext ctx(node, executor::find_op(node), types_of(read), constants_of(read));
+      auto [start, end] = ops::shape::shape_range(ctx);
+      std::vector<int64_t> largest(dims.begin() + start, dims.begin() + end);
+      auto at_axis = std::make_shared<runtime::NDArray>(std::vector<int64_t>{end - start},
+                                                        runtime::DType::Bool());
+      for (int64_t k = start; k < end; ++k)
+        at_axis->data_as<uint8_t>()[k - start] = k == extent.axis;
+      result = make_node(
+          node.name + "_shape", "Where", "", opset,
+          {builder_.add_constant(node.name + "_at_axis", at_axis), run_extent,
+           builder_.add_constant(node.name + "_largest", int64s(largest, {end - start}))});
+    }
+    result.outputs = {builder_.define(node.outputs[0])};
+    builder_.add_node(std::move(result));
   }
 
   /// Appends `node` with one new output of `type`; returns it.

@@ -8,6 +8,10 @@
 // the run's extent from tessel.RunTimeExtent (a runtime step, one per extent). ReduceMean
 // then divides by the largest extent, so its result is scaled by largest / extent. The
 // masking fuses into the reduction's kernel as an element-wise producer.
+//
+// Shape and Size of such a value (which fold_constants leaves unfolded) are computed from
+// the run's extent too: Shape selects it where the axis is and the largest extents
+// elsewhere, Size multiplies it by the other extents.
 #pragma once
 
 #include "graph/graph.h"
@@ -15,7 +19,7 @@
 namespace tessel::passes {
 
 /// A copy of `graph` (typed) with the padding masked before each reduction over an axis
-/// whose extent the run finds.
+/// whose extent the run finds, and Shape and Size of such axes read from the run.
 graph::Graph mask_run_time_padding(const graph::Graph& graph);
 
 }  // namespace tessel::passes

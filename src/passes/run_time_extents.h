@@ -20,8 +20,8 @@
 // Anything else is a problem, named in a CompileError with the node and the value it reads:
 // an unmasked reduction or softmax over the axis, a slice or concatenation of it, a product
 // contracting it, two values whose extents the run finds separately, a control-flow node,
-// Shape or Size of the axis (whose value only the run knows), an operator not known to keep
-// valid positions apart from padding.
+// Shape or Size of the axis left to a kernel (mask_run_time_padding.h computes them from the
+// run's extent), an operator not known to keep valid positions apart from padding.
 #pragma once
 
 #include <map>

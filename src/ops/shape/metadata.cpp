@@ -45,19 +45,6 @@ runtime::NDArray constant_value(const OpContext& ctx) {
                     scalar);
 }
 
-/// The dimensions [start, end) of the input that Shape returns (start / end from opset 15,
-/// negative values counting from the back, both clamped to [0, rank]).
-std::pair<int64_t, int64_t> shape_range(const OpContext& ctx) {
-  auto rank = static_cast<int64_t>(ctx.input_shape(0).size());
-  auto clamp = [rank](int64_t position) {
-    return std::clamp(position < 0 ? position + rank : position, int64_t{0}, rank);
-  };
-  if (ctx.opset() < 15) return {0, rank};
-  int64_t start = clamp(ctx.attr_int("start"));
-  int64_t end = ctx.has_attr("end") ? clamp(ctx.attr_int("end")) : rank;
-  return {start, std::max(start, end)};
-}
-
 /// The type of a folded array.
 std::vector<graph::TensorType> type_of(const runtime::NDArray& array) {
   return {graph::TensorType::of(graph::to_data_type(array.dtype()), array.shape())};
@@ -80,6 +67,17 @@ OpDef folded_op(std::string name, int since, std::vector<AttrSpec> attributes, F
 }
 
 }  // namespace
+
+std::pair<int64_t, int64_t> shape_range(const OpContext& ctx) {
+  auto rank = static_cast<int64_t>(ctx.input_shape(0).size());
+  auto clamp = [rank](int64_t position) {
+    return std::clamp(position < 0 ? position + rank : position, int64_t{0}, rank);
+  };
+  if (ctx.opset() < 15) return {0, rank};
+  int64_t start = clamp(ctx.attr_int("start"));
+  int64_t end = ctx.has_attr("end") ? clamp(ctx.attr_int("end")) : rank;
+  return {start, std::max(start, end)};
+}
 
 void register_metadata_ops(OpRegistry& registry) {
   registry.add(folded_op("Constant", 1,

@@ -19,6 +19,9 @@ namespace tessel::ops::shape {
 
 /// Constant, Shape, Size (folded on the host).
 void register_metadata_ops(OpRegistry& registry);
+/// The dimensions [start, end) of its input that a Shape node returns (start / end from
+/// opset 15, negative values counting from the back, both clamped to [0, rank]).
+std::pair<int64_t, int64_t> shape_range(const OpContext& ctx);
 /// ConstantOfShape, Range, OneHot.
 void register_generator_ops(OpRegistry& registry);
 /// EyeLike, Trilu.

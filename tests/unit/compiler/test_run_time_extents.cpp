@@ -162,16 +162,21 @@ TEST(RunTimeExtents, AProductOfKeptRowsRunsPerBlockOfRows) {
   }
 }
 
-/// The kept rows k = x[x.sum(1) > 0] of x [rows, cols], reduced over the run's axis:
-/// ReduceSum(k, 0), ReduceMean(k, 0, keepdims), ReduceMax(k) and Softmax(k, 0).
-graph::Graph kept_rows_reduced(int64_t rows, int64_t cols) {
-  graph::Graph g = new_graph("kept_rows_reduced");
+/// The kept rows x[x.sum(1) > 0] of the input x [rows, cols] of `g`.
+graph::Value* kept_rows_of(graph::Graph& g, int64_t rows, int64_t cols) {
   graph::Value* x = g.add_value("x", f32({rows, cols}));
   g.add_input(x);
   graph::Value* sums = add(g, "ReduceSum", {x, int64s(g, "axis1", {1})},
                            {{"keepdims", graph::Attribute::of_int(0)}});
   graph::Value* keep = add(g, "Greater", {sums, scalar(g, "zero", 0.0f)});
-  graph::Value* kept = add(g, "GatherND", {x, add(g, "Transpose", {add(g, "NonZero", {keep})})});
+  return add(g, "GatherND", {x, add(g, "Transpose", {add(g, "NonZero", {keep})})});
+}
+
+/// The kept rows k of x [rows, cols], reduced over the run's axis: ReduceSum(k, 0),
+/// ReduceMean(k, 0, keepdims), ReduceMax(k) and Softmax(k, 0).
+graph::Graph kept_rows_reduced(int64_t rows, int64_t cols) {
+  graph::Graph g = new_graph("kept_rows_reduced");
+  graph::Value* kept = kept_rows_of(g, rows, cols);
   auto keepdims = [](int64_t k) {
     return std::map<std::string, graph::Attribute>{{"keepdims", graph::Attribute::of_int(k)}};
   };
@@ -225,6 +230,49 @@ TEST(RunTimeExtents, ReductionsAndSoftmaxOverTheRunsAxisSeeOnlyWhatTheRunFound) 
               << kept << ": " << r << ", " << j;
       }
       EXPECT_EQ(out[2].data_as<float>()[0], largest) << kept;
+    }
+  }
+}
+
+TEST(RunTimeExtents, ShapeAndSizeTellTheRunsExtent) {
+  // mean = ReduceSum(k, 0) / Shape(k)[0] of the kept rows k, and Shape(k), Size(k).
+  const int64_t rows = 40, cols = 3;
+  graph::Graph g = new_graph("kept_rows_measured");
+  graph::Value* kept = kept_rows_of(g, rows, cols);
+  graph::Value* shape = add(g, "Shape", {kept});
+  runtime::NDArray zero({}, runtime::DType::Int(64));
+  *zero.data_as<int64_t>() = 0;
+  graph::Value* count = add(
+      g, "Cast",
+      {add(g, "Gather",
+           {shape,
+            g.add_constant("first", std::make_shared<const runtime::NDArray>(std::move(zero)))})},
+      {{"to", graph::Attribute::of_int(1)}});
+  graph::Value* sums = add(g, "ReduceSum", {kept, int64s(g, "rows", {0})},
+                           {{"keepdims", graph::Attribute::of_int(0)}});
+  g.add_output(add(g, "Div", {sums, count}));
+  g.add_output(shape);
+  g.add_output(add(g, "Size", {kept}));
+  for (runtime::Model& model : compiled_both_ways(g, {f32({rows, cols})})) {
+    runtime::NDArray x = testing::random_array({rows, cols}, 23);
+    for (int64_t kept_rows : {40, 7, 1}) {
+      std::vector<float> sum(cols, 0.0f);
+      for (int64_t i = 0; i < rows; ++i) {
+        bool keep = (i * 13) % rows < kept_rows;
+        float row_sum = 0;
+        for (int64_t j = 0; j < cols; ++j) row_sum += x.data_as<float>()[i * cols + j];
+        if ((row_sum > 0) != keep)
+          for (int64_t j = 0; j < cols; ++j) x.data_as<float>()[i * cols + j] *= -1;
+        if (keep)
+          for (int64_t j = 0; j < cols; ++j) sum[j] += x.data_as<float>()[i * cols + j];
+      }
+      std::vector<runtime::NDArray> out = model.run({&x});
+      for (int64_t j = 0; j < cols; ++j)
+        EXPECT_NEAR(out[0].data_as<float>()[j], sum[j] / float(kept_rows), 1e-5) << kept_rows;
+      ASSERT_EQ(out[1].shape(), (std::vector<int64_t>{2}));
+      EXPECT_EQ(out[1].data_as<int64_t>()[0], kept_rows);
+      EXPECT_EQ(out[1].data_as<int64_t>()[1], cols);
+      EXPECT_EQ(out[2].data_as<int64_t>()[0], kept_rows * cols);
     }
   }
 }
@@ -298,11 +346,6 @@ TEST(RunTimeExtents, NodesThatCannotCarryTheExtentAreRefused) {
     expect_refused(g, {f32({4, 9}), bools},
                    {"(ArgMax) reads 'Compress0.out', whose extent along axis 1",
                     "(Compress) finds at run time: it reduces over axis 1"});
-  }
-  {  // the shape of a value whose extent the run finds is known only at run time
-    graph::Graph g = masked_select_model(3, 4);
-    g.add_output(add(g, "Shape", {g.outputs()[1]}));
-    expect_refused(g, {f32({3, 4})}, {"(Shape) reads", "its value depends on the extent"});
   }
   {  // two selections of the same capacity, each of its own extent
     graph::Graph g = new_graph("two");
