@@ -1,8 +1,8 @@
 // NonZero, Unique and NonMaxSuppression: operators whose output extents depend on input
-// values. The runtime runs them (runtime/data_dependent.h); their inferred types are the
-// largest outputs the input shapes allow, which the plan sizes their storage for. With
-// constant inputs, constant folding runs them at compile time and the outputs take their
-// exact shapes.
+// values; and tessel.RunTimeExtent, the extent such an output has in a run. The runtime runs them
+// (runtime/data_dependent.h); their inferred types are the largest outputs the input shapes allow,
+// which the plan sizes their storage for. With constant inputs, constant folding runs them at
+// compile time and the outputs take their exact shapes.
 #include "ops/data_dependent_types.h"
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
@@ -54,6 +54,15 @@ void register_data_dependent_ops(OpRegistry& registry) {
   registry.add(data_dependent_op("NonMaxSuppression", 10,
                                  {{"center_point_box", AttrKind::Int, Attribute::of_int(0)}},
                                  nms_step));
+  // The extent of one axis of its input in this run, an int64 scalar (for
+  // mask_run_time_padding: the run's extent of a value the kernels compute padded).
+  OpDef extent = data_dependent_op(
+      "RunTimeExtent", 1, {{"axis", AttrKind::Int, std::nullopt, true}}, [](const OpContext& ctx) {
+        int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
+        return std::optional{DataDependentStep{runtime::StepKind::ExtentOf, {axis}}};
+      });
+  extent.domain = "tessel";
+  registry.add(std::move(extent));
 }
 
 }  // namespace tessel::ops::index

@@ -1,10 +1,8 @@
-// tessel.RunTimeExtent and tessel.MaskPadding: what lets a kernel reduce over an axis whose
-// extent the run finds (passes/mask_run_time_padding.h). RunTimeExtent gives that extent as
-// an int64 scalar (a runtime step, ExtentOf); MaskPadding replaces every element past it
-// along the axis by the identity of a reduction, so that the padding adds nothing to a sum,
-// nothing to a maximum, and so on.
+// tessel.MaskPadding: what lets a kernel reduce over an axis whose extent the run finds
+// (passes/mask_run_time_padding.h). It replaces every element past that extent (an int64
+// scalar, from tessel.RunTimeExtent, data_dependent_ops.cpp) along the axis by the identity
+// of a reduction, so that the padding adds nothing to a sum, nothing to a maximum, and so on.
 #include "ir/expr.h"
-#include "ops/data_dependent_types.h"
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
 
@@ -20,22 +18,6 @@ ir::ReduceOp fill_reduction(const OpContext& ctx) {
          : fill == "prod" ? ir::ReduceOp::Prod
          : fill == "max"  ? ir::ReduceOp::Max
                           : ir::ReduceOp::Min;
-}
-
-OpDef run_time_extent_def() {
-  OpDef def;
-  def.name = "RunTimeExtent";
-  def.domain = "tessel";
-  def.since_version = 1;
-  def.attributes = {{"axis", AttrKind::Int, std::nullopt, true}};
-  def.pattern = PatternKind::Opaque;
-  DataDependentFn step = [](const OpContext& ctx) {
-    int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), ctx.input_type(0).rank());
-    return std::optional{DataDependentStep{runtime::StepKind::ExtentOf, {axis}}};
-  };
-  def.infer = [step](const OpContext& ctx) { return largest_outputs(ctx, *step(ctx)); };
-  def.data_dependent = std::move(step);
-  return def;
 }
 
 OpDef mask_padding_def() {
@@ -75,7 +57,6 @@ OpDef mask_padding_def() {
 }  // namespace
 
 void register_padding_mask_ops(OpRegistry& registry) {
-  registry.add(run_time_extent_def());
   registry.add(mask_padding_def());
 }
 

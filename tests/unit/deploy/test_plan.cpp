@@ -34,6 +34,12 @@ std::string plan_error(const ModelPlan& p) {
   return decode_error(runtime::serialize_plan(p));
 }
 
+/// Expects the plan reader to refuse `p` with a message containing `text`.
+void expect_error(const ModelPlan& p, const std::string& text) {
+  std::string m = plan_error(p);
+  EXPECT_NE(m.find(text), std::string::npos) << m;
+}
+
 TEST(Plan, Sizes) {
   runtime::PlanTensor t{"t", runtime::DType::Float(16), {2, 3, 5}, runtime::Storage::Arena, 0};
   EXPECT_EQ(t.num_elements(), 30);
@@ -179,42 +185,39 @@ ModelPlan loop_plan() {
 }
 
 TEST(Plan, ChecksControlSteps) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   ModelPlan good = loop_plan();
   EXPECT_EQ(plan_error(good), "");
   std::vector<uint8_t> bytes = runtime::serialize_plan(good);
   EXPECT_TRUE(runtime::deserialize_plan(bytes.data(), bytes.size()).steps[0].all_trips);
   ModelPlan p = good;
   p.steps[5].target = 99;
-  expect(p, "step 5 (jump): goes to step 99 of 6");
+  expect_error(p, "step 5 (jump): goes to step 99 of 6");
   p = good;
   p.steps[0].args[0] = 2;
-  expect(p, "step 0 (loop test): iteration tensor 2 ('y') is not a int64 scalar");
+  expect_error(p, "step 0 (loop test): iteration tensor 2 ('y') is not a int64 scalar");
   p = good;
   p.steps[0].args.pop_back();
-  expect(p, "step 0 (loop test): takes 3 arguments, has 2");
+  expect_error(p, "step 0 (loop test): takes 3 arguments, has 2");
   p = good;
   p.steps[4].args[0] = 5;
-  expect(p, "step 4 (increment): writes tensor 5 ('scalar'), which is not in the arena");
+  expect_error(p, "step 4 (increment): writes tensor 5 ('scalar'), which is not in the arena");
   p = good;
   p.steps[1].axis = 2;
-  expect(p, "step 1 (slice in): axis 2 is out of range for y");
+  expect_error(p, "step 1 (slice in): axis 2 is out of range for y");
   p = good;
   p.steps[1].axis = 1;
-  expect(p, "step 1 (slice in): 'row' is not a slice of 'y' along axis 1");
+  expect_error(p, "step 1 (slice in): 'row' is not a slice of 'y' along axis 1");
   p = good;
   p.steps[1].kind = runtime::StepKind::Copy;
   p.steps[1].args = {2, 8};
-  expect(p, "step 1 (copy): copies tensor 2 ('y') into tensor 8 ('row') of another dtype or size");
+  expect_error(
+      p, "step 1 (copy): copies tensor 2 ('y') into tensor 8 ('row') of another dtype or size");
   p = good;
   p.steps[5].kernel = "k";
-  expect(p, "step 5 (jump): names a kernel");
+  expect_error(p, "step 5 (jump): names a kernel");
   p = good;
   p.steps[5].kind = static_cast<runtime::StepKind>(99);
-  expect(p, "step 5 has the invalid kind 99");
+  expect_error(p, "step 5 has the invalid kind 99");
 }
 
 TEST(Plan, EveryTruncationThrows) {
@@ -280,30 +283,26 @@ TEST(Plan, BatchedTensorsRoundTrip) {
 }
 
 TEST(Plan, RejectsInconsistentBatches) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   ModelPlan p = batched_plan();
   p.batch_symbol = "";
   p.batch_arena_bytes = 0;
-  expect(p, "tensor 0 ('x'): batched, but the plan has no symbolic batch");
+  expect_error(p, "tensor 0 ('x'): batched, but the plan has no symbolic batch");
   p = batched_plan();
   p.batch_symbol = "";
-  expect(p, "a batch arena of 192 bytes without a symbolic batch");
+  expect_error(p, "a batch arena of 192 bytes without a symbolic batch");
   p = batched_plan();
   p.tensors[1].batched = true;
-  expect(p, "tensor 1 ('w'): batched, but it is a weight");
+  expect_error(p, "tensor 1 ('w'): batched, but it is a weight");
   p = batched_plan();
   p.tensors[3].offset = 128;  // 128 bytes per sample from 128 > 192
-  expect(p, "tensor 3 ('z'): 128 bytes at offset 128 lie outside batch_arena_bytes (192)");
+  expect_error(p, "tensor 3 ('z'): 128 bytes at offset 128 lie outside batch_arena_bytes (192)");
   p = loop_plan();
   p.batch_symbol = "N";
   p.batch_arena_bytes = 128;
   p.tensors[8].batched = true;  // the scanned row
   p.tensors[8].offset = 0;
-  expect(p,
-         "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
+  expect_error(
+      p, "step 1 (slice in): touches batched tensor 8 ('row'); only kernels run sample by sample");
 }
 
 /// sample_plan with NonZero of x: the indices into tensor 6 ('nz', int64 [2, 32], its
@@ -344,43 +343,39 @@ TEST(Plan, DataDependentStepsRoundTrip) {
 }
 
 TEST(Plan, ChecksDataDependentSteps) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   const std::string wrong_output =
       "step 2 (NonZero): output 0 tensor 6 ('nz') is not an arena tensor of the type, largest "
       "shape and dynamic dimension the step writes";
   EXPECT_EQ(plan_error(data_dependent_plan()), "");
   ModelPlan p = data_dependent_plan();
   p.tensors[6].shape = {2, kSize / 2};  // too small for every element nonzero
-  expect(p, wrong_output);
+  expect_error(p, wrong_output);
   p = data_dependent_plan();
   p.tensors[6].dynamic_dim = -1;
-  expect(p, wrong_output);
+  expect_error(p, wrong_output);
   p = data_dependent_plan();
   p.tensors[6].dtype = runtime::DType::Int(32);
-  expect(p, wrong_output);
+  expect_error(p, wrong_output);
   p = data_dependent_plan();
   p.tensors[6].dynamic_dim = 2;
-  expect(p, "tensor 6 ('nz'): dynamic dimension 2 is out of range for rank 2");
+  expect_error(p, "tensor 6 ('nz'): dynamic dimension 2 is out of range for rank 2");
   p = data_dependent_plan();
   p.tensors[0].dynamic_dim = 0;
-  expect(p, "tensor 0 ('x'): a dynamic dimension, but not an unbatched arena tensor");
+  expect_error(p, "tensor 0 ('x'): a dynamic dimension, but not an unbatched arena tensor");
   p = data_dependent_plan();
   p.tensors[6].offset = 64;
-  expect(p,
-         "tensor 6 ('nz'): offset 64 for a tensor with a dynamic dimension, which lives "
-         "outside the arena (expected 0)");
+  expect_error(p,
+               "tensor 6 ('nz'): offset 64 for a tensor with a dynamic dimension, which lives "
+               "outside the arena (expected 0)");
   p = data_dependent_plan();
   p.steps.back().kind = runtime::StepKind::Unique;
   p.steps.back().params = {5, 1};
-  expect(p, "too few arguments");
+  expect_error(p, "too few arguments");
   p.steps.back().args = {0, 6, 6, 6, 6};
-  expect(p, "axis 5 is out of range for rank 2");
+  expect_error(p, "axis 5 is out of range for rank 2");
   p = data_dependent_plan();
   p.steps.back().params = {3};
-  expect(p, "step 2 (NonZero): NonZero takes no parameters");
+  expect_error(p, "step 2 (NonZero): NonZero takes no parameters");
 }
 
 /// data_dependent_plan with the coordinates padded for kernels: tensor 7 ('nz.padded', in
@@ -398,47 +393,39 @@ ModelPlan padded_plan() {
 }
 
 TEST(Plan, ChecksPaddedTensors) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   ModelPlan p = padded_plan();
   ASSERT_EQ(plan_error(p), "");
   std::vector<uint8_t> bytes = runtime::serialize_plan(p);
   EXPECT_EQ(runtime::deserialize_plan(bytes.data(), bytes.size()).tensors[7].extent_of, 6);
   p.steps[1].args[0] = 6;  // a kernel reading the compact coordinates at the largest shape
-  expect(p, "touches tensor 6 ('nz'), whose extent the run finds, without padding it");
+  expect_error(p, "touches tensor 6 ('nz'), whose extent the run finds, without padding it");
   p = padded_plan();
   p.tensors[7].extent_of = 99;
-  expect(p, "tensor 7 ('nz.padded'): extent_of 99 names no tensor");
+  expect_error(p, "tensor 7 ('nz.padded'): extent_of 99 names no tensor");
   p = padded_plan();
   p.tensors[7].extent_of = 1;
-  expect(p, "which is no compact dynamic tensor of its largest extent");
+  expect_error(p, "which is no compact dynamic tensor of its largest extent");
   p = padded_plan();
   p.tensors[7].dynamic_dim = -1;
-  expect(p, "extent_of 6 without a dynamic dimension");
+  expect_error(p, "extent_of 6 without a dynamic dimension");
   p = padded_plan();
   p.outputs.back() = 7;
-  expect(p, "is padded tensor 7 ('nz.padded'); outputs are compact");
+  expect_error(p, "is padded tensor 7 ('nz.padded'); outputs are compact");
   p = padded_plan();
   p.tensors[7].shape = {1, 2 * kSize};
-  expect(p, "which is no compact dynamic tensor of its largest extent");
+  expect_error(p, "which is no compact dynamic tensor of its largest extent");
   p = padded_plan();
   p.steps.back().kind = runtime::StepKind::TrimFromBound;
-  expect(p, "step 3 (trim from bound): touches tensor 6 ('nz')");  // trims write 'nz'
+  expect_error(p, "step 3 (trim from bound): touches tensor 6 ('nz')");  // trims write 'nz'
   p = padded_plan();
   p.tensors[7].dtype = runtime::DType::Int(32);
-  expect(p, "step 3 (pad to bound): 'nz.padded' is no padded twin of 'nz'");
+  expect_error(p, "step 3 (pad to bound): 'nz.padded' is no padded twin of 'nz'");
   p = padded_plan();
   p.steps[2].args[0] = 7;  // NonZero of the padded twin
-  expect(p, "reads padded tensor 7 ('nz.padded'); a step reads compact tensors");
+  expect_error(p, "reads padded tensor 7 ('nz.padded'); a step reads compact tensors");
 }
 
 TEST(Plan, ChecksKernelsOverBlocksOfRows) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   // padded_plan with a kernel over blocks of 4 rows from tensor 8 into tensor 9 ('rows'
   // and 'twice', int64 [32, 2], padded along their leading dimension, its extent that of
   // 'nz').
@@ -462,21 +449,21 @@ TEST(Plan, ChecksKernelsOverBlocksOfRows) {
   std::vector<uint8_t> bytes = runtime::serialize_plan(p);
   EXPECT_EQ(runtime::deserialize_plan(bytes.data(), bytes.size()).steps.back().block_rows, 4);
   p.steps.back().block_rows = 5;  // 32 rows are no whole number of blocks of 5
-  expect(p,
-         "step 4 (kernel): runs per block of 5 rows, but tensor 8 ('rows') is not "
-         "padded along its leading dimension");
+  expect_error(p,
+               "step 4 (kernel): runs per block of 5 rows, but tensor 8 ('rows') is not "
+               "padded along its leading dimension");
   p = blocks_plan();
   p.steps.back().args = {7, 9};  // padded along its second dimension
-  expect(p, "tensor 7 ('nz.padded') is not padded along its leading dimension");
+  expect_error(p, "tensor 7 ('nz.padded') is not padded along its leading dimension");
   p = blocks_plan();
   p.steps.back().args = {0, 1};  // nothing padded
-  expect(p, "runs per block of rows, but has no padded argument");
+  expect_error(p, "runs per block of rows, but has no padded argument");
   p = blocks_plan();
   p.steps.back().block_rows = -2;
-  expect(p, "block rows -2");
+  expect_error(p, "block rows -2");
   p = blocks_plan();
   p.steps[3].block_rows = 4;
-  expect(p, "step 3 (pad to bound): has 4 block rows, but runs no kernel");
+  expect_error(p, "step 3 (pad to bound): has 4 block rows, but runs no kernel");
 }
 
 /// sample_plan with x cast to text (tensor 6, string [4, 8]) and StringNormalizer of a
@@ -517,26 +504,23 @@ TEST(Plan, StringStepsRoundTrip) {
 }
 
 TEST(Plan, ChecksStringTensorsAndSteps) {
-  auto expect = [](const ModelPlan& p, const std::string& text) {
-    std::string m = plan_error(p);
-    EXPECT_NE(m.find(text), std::string::npos) << m;
-  };
   EXPECT_EQ(plan_error(string_plan()), "");
   ModelPlan p = string_plan();
   p.tensors[5].dtype = runtime::DType::String();
-  expect(p, "tensor 5 ('scalar'): a string weight");
+  expect_error(p, "tensor 5 ('scalar'): a string weight");
   p = string_plan();
   p.steps[0].args = {6, 1, 2};
-  expect(p, "step 0 (kernel): passes string tensor 6 ('words') to a kernel");
+  expect_error(p, "step 0 (kernel): passes string tensor 6 ('words') to a kernel");
   p = string_plan();
   p.tensors[8].dynamic_dim = -1;
-  expect(p, "step 3 (StringNormalizer): output 0 tensor 8 ('kept') is not an arena tensor");
+  expect_error(p, "step 3 (StringNormalizer): output 0 tensor 8 ('kept') is not an arena tensor");
   p = string_plan();
   p.steps[2].params = {static_cast<int64_t>(runtime::DTypeCode::Int), 32};
-  expect(p, "step 2 (CastString): CastString: casts float32 to int32; one side must be a string");
+  expect_error(
+      p, "step 2 (CastString): CastString: casts float32 to int32; one side must be a string");
   p = string_plan();
   p.tensors[6].dtype = runtime::DType{runtime::DTypeCode::String, 32};
-  expect(p, "tensor 6 ('words'): invalid dtype (code 5, 32 bits)");
+  expect_error(p, "tensor 6 ('words'): invalid dtype (code 5, 32 bits)");
 }
 
 }  // namespace
