@@ -5,7 +5,7 @@ namespace tessel::passes {
 
 std::vector<RewriteRule> default_rules() {
   std::vector<RewriteRule> rules;
-  for (auto group : {recurrent_rules, passthrough_rules, layout_rules, batch_norm_rules,
+  for (auto group : {random_rules, recurrent_rules, passthrough_rules, layout_rules, batch_norm_rules,
                      linear_rules, gelu_rules, layer_norm_rules})
     for (RewriteRule& rule : group()) rules.push_back(std::move(rule));
   return rules;

@@ -9,6 +9,8 @@
 
 namespace tessel::passes {
 
+/// Dropout in training, Bernoulli and Multinomial given their draws as constants.
+std::vector<RewriteRule> random_rules();
 /// RNN, GRU and LSTM unrolled over their sequence into products and element-wise nodes.
 std::vector<RewriteRule> recurrent_rules();
 /// BatchNormalization (inference) after Conv or Gemm folded into their weights and bias;

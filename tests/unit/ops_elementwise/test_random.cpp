@@ -1,8 +1,6 @@
-// The random operators tested by distribution (their values cannot be compared with another
-// generator's): moments and histograms of RandomUniform and RandomNormal over many draws,
-// Bernoulli's rate per probability, Multinomial's class frequencies, Dropout's kept fraction
-// and scale in training; the same
-// seed gives the same values, another seed or another node other ones.
+// RandomUniform and RandomNormal (folded on the host) tested by distribution: moments and
+// histograms over many draws; the same seed gives the same values, another seed other ones.
+// Bernoulli, Multinomial and Dropout in training: tests/unit/passes/test_random_rules.cpp.
 #include <cmath>
 
 #include "unit/ops_test_util.h"
@@ -91,70 +89,29 @@ TEST(Random, LikeFormsTakeTheShapeAndTypeOfTheirInput) {
   EXPECT_EQ(n.dtype(), kF32);
 }
 
-TEST(Random, BernoulliDrawsOnesAtTheirProbability) {
-  std::vector<double> p(kDraws);
-  for (int64_t k = 0; k < kDraws; ++k) p[static_cast<size_t>(k)] = (k % 4) / 4.0;  // 0, 1/4, 1/2, 3/4
-  NDArray probabilities = make_array(kF32, {kDraws}, p);
-  NDArray y = run_op("Bernoulli", {&probabilities}, {{"seed", Attribute::of_float(5)}}, 15);
-  std::vector<double> ones(4), v = elements(y);
-  for (int64_t k = 0; k < kDraws; ++k) {
-    ASSERT_TRUE(v[static_cast<size_t>(k)] == 0 || v[static_cast<size_t>(k)] == 1);
-    ones[static_cast<size_t>(k % 4)] += v[static_cast<size_t>(k)];
-  }
-  for (int r = 0; r < 4; ++r) {
-    double rate = ones[static_cast<size_t>(r)] / (kDraws / 4.0), q = r / 4.0;
-    EXPECT_NEAR(rate, q, 4 * std::sqrt(q * (1 - q) / (kDraws / 4.0)) + 1e-12) << "p = " << q;
-  }
-}
-
-TEST(Random, TrainingDropoutKeepsOneMinusRatioScaled) {
-  NDArray x = make_array(kF32, {kDraws}, std::vector<double>(kDraws, 2.0));
-  NDArray ratio = make_array(kF32, {}, {0.25});
-  NDArray training = make_array(kBool, {}, {1});
-  std::vector<NDArray> out = run_op_outputs("Dropout", {&x, &ratio, &training},
-                                            {{"seed", Attribute::of_int(9)}}, 13, 2);
-  std::vector<double> y = elements(out[0]), mask = elements(out[1]);
-  int64_t kept = 0;
-  for (int64_t k = 0; k < kDraws; ++k) {
-    double expected = mask[static_cast<size_t>(k)] ? 2.0 / 0.75 : 0.0;
-    ASSERT_NEAR(y[static_cast<size_t>(k)], expected, 1e-6) << k;
-    kept += mask[static_cast<size_t>(k)] != 0;
-  }
-  EXPECT_NEAR(static_cast<double>(kept) / kDraws, 0.75, 4 * std::sqrt(0.75 * 0.25 / kDraws));
-  // Not training: the input itself, every element kept.
-  NDArray off = make_array(kBool, {}, {0});
-  std::vector<NDArray> inference = run_op_outputs("Dropout", {&x, &ratio, &off}, {}, 13, 2);
-  EXPECT_EQ(elements(inference[0]), elements(x));
-}
-
-TEST(Random, MultinomialDrawsEachClassAtItsProbability) {
-  // Row 0: probabilities 0.1, 0.2, 0.7 (as log-probabilities plus an offset); row 1: one
-  // class certain.
-  const std::vector<double> p{0.1, 0.2, 0.7};
-  NDArray logits = make_array(kF32, {2, 3},
-                              {std::log(p[0]) + 3, std::log(p[1]) + 3, std::log(p[2]) + 3, -50, 0, -50});
-  const int64_t samples = 30000;
-  NDArray y = run_op("Multinomial", {&logits},
-                     {{"sample_size", Attribute::of_int(samples)}, {"seed", Attribute::of_float(2)}}, 7);
-  ASSERT_EQ(y.dtype(), kI32);
-  ASSERT_EQ(y.shape(), (Shape{2, samples}));
-  std::vector<double> counts(3), v = elements(y);
-  for (int64_t s = 0; s < samples; ++s) {
-    double c = v[static_cast<size_t>(s)];
-    ASSERT_TRUE(c == 0 || c == 1 || c == 2) << c;
-    ++counts[static_cast<size_t>(c)];
-    EXPECT_EQ(v[static_cast<size_t>(samples + s)], 1);
-  }
-  for (size_t c = 0; c < 3; ++c)
-    EXPECT_NEAR(counts[c] / samples, p[c], 4 * std::sqrt(p[c] * (1 - p[c]) / samples)) << "class " << c;
+TEST(Random, OperatorsReadingValuesRunOnlyThroughTheCompiler) {
+  // Their draws are constants that the compiler's rewrites give them (random_rules.cpp,
+  // tested in tests/unit/passes/test_random_rules.cpp).
+  NDArray p = make_array(kF32, {4}, {0, 0.25, 0.5, 1});
+  expect_compile_error([&] { run_op("Bernoulli", {&p}, {}, 15); }, "has no kernel of its own");
+  NDArray ratio = make_array(kF32, {}, {0.25}), on = make_array(kBool, {}, {1});
+  expect_compile_error(
+      [&] {
+        run_op("Dropout", {&p, &ratio, &on}, {}, 13);
+      },
+      "in training mode its mask is drawn at compile time");
 }
 
 TEST(Random, BadAttributesAreRefused) {
-  expect_compile_error([] { run_op("RandomUniform", {}, {{"shape", Attribute::of_ints({2, -1})}}); },
-                       "attribute 'shape' has the negative extent -1");
   expect_compile_error(
       [] {
-        run_op("RandomNormal", {}, {{"shape", Attribute::of_ints({2})}, {"dtype", Attribute::of_int(7)}});
+        run_op("RandomUniform", {}, {{"shape", Attribute::of_ints({2, -1})}});
+      },
+      "attribute 'shape' has the negative extent -1");
+  expect_compile_error(
+      [] {
+        run_op("RandomNormal", {},
+               {{"shape", Attribute::of_ints({2})}, {"dtype", Attribute::of_int(7)}});
       },
       "attribute 'dtype' is 7, expected a floating-point element type");
 }
