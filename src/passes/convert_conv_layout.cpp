@@ -2,6 +2,7 @@
 // blocked form in the new graph (see convert_conv_layout.h).
 #include "passes/convert_conv_layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -148,11 +149,16 @@ class LayoutConverter {
       : builder_(graph), options_(options) {}
 
   graph::Graph run() {
+    for (const auto& node : builder_.source().nodes())
+      for (const graph::Value* in : node->inputs) users_[in].push_back(node.get());
+    for (const graph::Value* out : builder_.source().outputs()) users_[out].push_back(nullptr);
     for (const auto& node : builder_.source().nodes()) {
+      if (absorbed_.count(node.get())) continue;
       std::optional<BlockedConv> conv = blocked_conv(*node);
       if (conv && convert_conv(*node, *conv)) continue;
       if (!convert_elementwise(*node) && !convert_pool(*node) && !convert_global_pool(*node) &&
-          !convert_concat(*node)) {
+          !convert_concat(*node) && !convert_channel_shuffle(*node) &&
+          !convert_channel_slice(*node)) {
         to_nchw(node->inputs);
         builder_.copy_node(*node);
       }
@@ -380,24 +386,108 @@ class LayoutConverter {
     return true;
   }
 
-  /// Runs a Concat along the channels of blocked tensors of one block (whole blocks each:
-  /// the block divides their channels) as the Concat of the blocks.
+  /// Runs a Concat along the channels of blocked tensors: of one block that divides their
+  /// channels, as the Concat of their blocks (no padding channels there); else as a
+  /// channel gather into the blocks the output's channels take.
   bool convert_concat(const graph::Node& node) {
     const graph::Attribute* axis = node.attribute("axis");
     if (!is_onnx(node) || node.op_type != "Concat" || !axis || (axis->i != 1 && axis->i != -3) ||
         node.outputs.size() != 1 || node.outputs[0]->type.rank() != 4)
       return false;
     std::vector<graph::Value*> inputs;
+    std::vector<int64_t> channels;
+    bool whole_blocks = true;
     for (const graph::Value* in : node.inputs) {
-      auto it = blocked_.find(in);
+      auto it = in ? blocked_.find(in) : blocked_.end();
       if (it == blocked_.end()) return false;
       int64_t block = it->second->type.shape()[4];
-      if (in->type.shape()[1] % block != 0 ||
-          (!inputs.empty() && inputs[0]->type.shape()[4] != block))
-        return false;
+      whole_blocks &= in->type.shape()[1] % block == 0 &&
+                      (inputs.empty() || inputs[0]->type.shape()[4] == block);
       inputs.push_back(it->second);
+      channels.push_back(in->type.shape()[1]);
     }
-    add_blocked(node, inputs, {{"axis", graph::Attribute::of_int(1)}}, inputs[0]->type.shape()[4]);
+    if (whole_blocks) {
+      add_blocked(node, inputs, {{"axis", graph::Attribute::of_int(1)}},
+                  inputs[0]->type.shape()[4]);
+      return true;
+    }
+    return add_channel_gather(node.outputs[0], node.name, inputs, channels, 1, 0);
+  }
+
+  /// Runs a channel shuffle of a blocked tensor, Reshape [N, C, H, W] -> [N, g, C/g, H, W],
+  /// Transpose (0, 2, 1, 3, 4) and Reshape back to [N, C, H, W] (ShuffleNet), as one channel
+  /// gather; `node` is the first Reshape, each of the three the only reader of the one before.
+  bool convert_channel_shuffle(const graph::Node& node) {
+    if (!is_onnx(node) || node.op_type != "Reshape" || node.outputs.size() != 1 ||
+        !blocked_.count(node.inputs[0]))
+      return false;
+    const graph::Value* x = node.inputs[0];
+    const graph::Value* split = node.outputs[0];
+    const graph::Node* transpose = only_reader(split, "Transpose");
+    const graph::Node* merge = transpose ? only_reader(transpose->outputs[0], "Reshape") : nullptr;
+    if (!merge || merge->outputs.size() != 1 || !split->type.has_static_shape() ||
+        !merge->outputs[0]->type.has_static_shape())
+      return false;
+    const graph::Attribute* perm = transpose->attribute("perm");
+    std::vector<int64_t> xs = x->type.shape(), ss = split->type.shape();
+    if (!perm || perm->ints != std::vector<int64_t>{0, 2, 1, 3, 4} || ss.size() != 5 ||
+        ss[0] != xs[0] || ss[1] * ss[2] != xs[1] || ss[3] != xs[2] || ss[4] != xs[3] ||
+        merge->outputs[0]->type.shape() != xs)
+      return false;
+    absorbed_.insert(transpose);
+    absorbed_.insert(merge);
+    return add_channel_gather(merge->outputs[0], merge->name, {blocked_.at(x)}, {xs[1]}, ss[1], 0);
+  }
+
+  /// Runs a Slice of the channels (axis 1, step 1, constant bounds) of a blocked tensor as
+  /// a channel gather.
+  bool convert_channel_slice(const graph::Node& node) {
+    if (!is_onnx(node) || node.op_type != "Slice" || node.opset < 10 || node.inputs.size() < 4 ||
+        node.outputs.size() != 1 || !blocked_.count(node.inputs[0]))
+      return false;
+    for (size_t i = 1; i < node.inputs.size(); ++i)
+      if (!node.inputs[i] || !node.inputs[i]->is_constant() ||
+          node.inputs[i]->type.num_elements() != 1)
+        return false;
+    auto scalar = [&](size_t i) {
+      return runtime::element_as_double(*node.inputs[i]->constant, 0);
+    };
+    if ((scalar(3) != 1 && scalar(3) != -3) || (node.inputs.size() > 4 && scalar(4) != 1))
+      return false;
+    const graph::Value* x = node.inputs[0];
+    const graph::Value* y = node.outputs[0];
+    int64_t channels = x->type.shape()[1];
+    double start = scalar(1);
+    if (start < 0) start += static_cast<double>(channels);
+    start = std::clamp(start, 0.0, static_cast<double>(channels));
+    if (y->type.rank() != 4 || y->type.shape()[1] == 0) return false;
+    return add_channel_gather(y, node.name, {blocked_.at(x)}, {channels}, 1,
+                              static_cast<int64_t>(start));
+  }
+
+  /// The one node reading `v` when it is an `op_type` of the ONNX domain; nullptr otherwise.
+  const graph::Node* only_reader(const graph::Value* v, const char* op_type) const {
+    auto it = users_.find(v);
+    if (it == users_.end() || it->second.size() != 1 || !it->second[0]) return nullptr;
+    const graph::Node* reader = it->second[0];
+    return is_onnx(*reader) && reader->op_type == op_type ? reader : nullptr;
+  }
+
+  /// Makes source value `y` (NCHW) the tessel.ChannelGatherNCHWc of blocked `inputs` (of
+  /// `channels` channels each) in `groups` groups from channel `start`, in the blocks its
+  /// channels take; false (nothing made) when they take none.
+  bool add_channel_gather(const graph::Value* y, const std::string& name,
+                          std::vector<graph::Value*> inputs, std::vector<int64_t> channels,
+                          int64_t groups, int64_t start) {
+    int64_t block = block_for(y->type.shape());
+    if (block == 0) return false;
+    graph::Node gather = tessel_node("ChannelGatherNCHWc", name, std::move(inputs),
+                                     {{"channels", graph::Attribute::of_ints(std::move(channels))},
+                                      {"groups", graph::Attribute::of_int(groups)},
+                                      {"start", graph::Attribute::of_int(start)},
+                                      {"count", graph::Attribute::of_int(y->type.shape()[1])},
+                                      {"block", graph::Attribute::of_int(block)}});
+    blocked_[y] = add(std::move(gather), blocked_type(y->type, block), y->name + "_nchwc");
     return true;
   }
 
@@ -405,6 +495,11 @@ class LayoutConverter {
   ConvLayoutOptions options_;
   /// Source value -> its blocked form in the new graph.
   std::map<const graph::Value*, graph::Value*> blocked_;
+  /// Source value -> the nodes reading it (nullptr for a graph output).
+  std::map<const graph::Value*, std::vector<const graph::Node*>> users_;
+  /// Source nodes a conversion of an earlier node took in (a channel shuffle's Transpose
+  /// and second Reshape).
+  std::set<const graph::Node*> absorbed_;
 };
 
 }  // namespace

@@ -21,7 +21,11 @@
 // whose window spans one channel of a block, GlobalAveragePool and GlobalMaxPool (and
 // ReduceMean and ReduceMax over axes 2 and 3) as such pools over the whole image; a channel
 // Concat of blocked tensors of one block is the Concat of their blocks
-// (no padding channels there). A blocked tensor goes
+// (no padding channels there). Where channels do not fall on whole blocks, a channel Concat
+// of blocked tensors, a channel shuffle (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1,
+// 3, 4), Reshape back: ShuffleNet) and a Slice of the channels become
+// tessel.ChannelGatherNCHWc, which reads the blocks of its inputs at the channels it needs
+// and writes the blocks of its output. A blocked tensor goes
 // back to NCHW (tessel.LayoutFromNCHWc) only where an NCHW reader or a graph output needs
 // it, once; an NCHW tensor is blocked (tessel.LayoutToNCHWc) once, where a convolution
 // first reads it, unless its channels take no block (the 3 channels of an image): the

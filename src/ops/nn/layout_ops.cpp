@@ -5,7 +5,12 @@
 //  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups, winograd): a 2-d float32
 //    convolution from NCHW or NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h; with
 //    winograd = m > 0, F(m x m, 3 x 3) of ops/conv2d_winograd.h) plus an optional bias [K];
-//    its padding channels are zero.
+//    its padding channels are zero;
+//  - ChannelGatherNCHWc (channels [C1, ...], groups g, start s, count k, block x): channels
+//    s to s + k - 1 of the concatenation of blocked inputs of C1, ... channels (any blocks),
+//    shuffled in g groups first when g > 1 (channel c of the shuffle is channel
+//    (c % g) * (C / g) + c / g), in blocks of x: a Concat, channel shuffle or Slice along
+//    the channels that does not fall on whole blocks.
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv2d_winograd.h"
 #include "ops/cpu_features.h"
@@ -90,6 +95,81 @@ OpDef from_nchwc_def() {
         shape_exprs(from_nchwc_shape(ctx)),
         [&](te::Var n, te::Var c, te::Var h, te::Var w) { return x(n, c / block, h, w, c % block); },
         "from_nchwc", {"n", "c", "h", "w"})};
+  };
+  return def;
+}
+
+// ---- ChannelGatherNCHWc -----------------------------------------------------------------
+
+struct ChannelGather {
+  std::vector<int64_t> channels;  ///< of each input
+  int64_t total = 0, groups = 1, start = 0, count = 0, block = 0;
+  std::vector<int64_t> output;
+};
+
+ChannelGather channel_gather(const OpContext& ctx) {
+  ChannelGather g;
+  g.channels = ctx.attr_ints("channels");
+  if (g.channels.size() != ctx.num_inputs() || g.channels.empty())
+    ctx.fail("attribute 'channels' has " + std::to_string(g.channels.size()) + " entries for " +
+             std::to_string(ctx.num_inputs()) + " inputs");
+  std::vector<int64_t> first = ctx.input_shape(0);
+  for (size_t k = 0; k < g.channels.size(); ++k) {
+    std::vector<int64_t> x = ctx.input_shape(k);
+    if (x.size() != 5 || g.channels[k] <= 0 || ceil_div(g.channels[k], x[4]) != x[1] ||
+        x[0] != first[0] || x[2] != first[2] || x[3] != first[3] ||
+        ctx.input_type(k).dtype != ctx.input_type(0).dtype)
+      ctx.fail("input " + std::to_string(k) + " " + shape_text(x) + " is not " +
+               std::to_string(g.channels[k]) + " channels in blocks of the first input's " +
+               shape_text(first) + " images");
+    g.total += g.channels[k];
+  }
+  g.groups = positive_attr(ctx, "groups");
+  g.start = ctx.attr_int("start");
+  g.count = positive_attr(ctx, "count");
+  g.block = positive_attr(ctx, "block");
+  if (g.total % g.groups != 0 || g.start < 0 || g.start + g.count > g.total)
+    ctx.fail("channels " + std::to_string(g.start) + " to " +
+             std::to_string(g.start + g.count - 1) + " of " + std::to_string(g.total) + " in " +
+             std::to_string(g.groups) + " groups are not a window of whole groups' channels");
+  g.output = {first[0], ceil_div(g.count, g.block), first[2], first[3], g.block};
+  return g;
+}
+
+OpDef channel_gather_def() {
+  OpDef def;
+  def.name = "ChannelGatherNCHWc";
+  def.domain = "tessel";
+  def.attributes = {{"channels", AttrKind::Ints, std::nullopt, true},
+                    {"groups", AttrKind::Int, graph::Attribute::of_int(1)},
+                    {"start", AttrKind::Int, graph::Attribute::of_int(0)},
+                    {"count", AttrKind::Int, std::nullopt, true},
+                    {"block", AttrKind::Int, std::nullopt, true}};
+  def.pattern = PatternKind::Injective;
+  def.infer = [](const OpContext& ctx) {
+    return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, channel_gather(ctx).output)};
+  };
+  def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
+    ChannelGather g = channel_gather(ctx);
+    return std::vector{te::compute(
+        shape_exprs(g.output),
+        [&](te::Var n, te::Var cb, te::Var h, te::Var w, te::Var ci) {
+          ir::Expr c = cb * g.block + ci;
+          ir::Expr t = ir::min(c, g.count - 1) + g.start;  // in the concatenation, shuffled
+          ir::Expr z = g.groups == 1 ? t : (t % g.groups) * (g.total / g.groups) + t / g.groups;
+          // The input holding channel z: the last one whose first channel is at most z.
+          ir::Expr value;
+          int64_t offset = g.total;
+          for (size_t k = in.size(); k-- > 0;) {
+            offset -= g.channels[k];
+            int64_t block = ctx.input_shape(k)[4];
+            ir::Expr local = ir::min(ir::max(z - offset, 0), g.channels[k] - 1);
+            ir::Expr read = in[k](n, local / block, h, w, local % block);
+            value = value.defined() ? ir::select(z < offset + g.channels[k], read, value) : read;
+          }
+          return ir::select(c < g.count, value, ir::make_const(in[0].dtype(), 0));
+        },
+        "channel_gather", {"n", "cb", "h", "w", "ci"})};
   };
   return def;
 }
@@ -229,6 +309,7 @@ OpDef nchwc_conv_def() {
 void register_layout_ops(OpRegistry& registry) {
   registry.add(to_nchwc_def());
   registry.add(from_nchwc_def());
+  registry.add(channel_gather_def());
   registry.add(nchwc_conv_def());
 }
 

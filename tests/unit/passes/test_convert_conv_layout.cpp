@@ -146,7 +146,8 @@ TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
 
 TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   // SqueezeNet's fire module: a squeeze conv, two expand convs, their outputs concatenated.
-  // A Concat with an NCHW input, or of tensors of different blocks, leaves the layout.
+  // Tensors of different blocks are gathered into the output's blocks; a Concat with an
+  // NCHW input leaves the layout.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 16, 5, 5});
   graph::Value* s =
@@ -161,8 +162,63 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   std::string text = graph::to_string(converted(t.g));
   EXPECT_NE(text.find("%fire_nchwc = Concat(%e1_nchwc, %e3_nchwc) {axis = 1}"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("%mixed = Concat(%e1, %e8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%mixed_nchwc = tessel.ChannelGatherNCHWc(%e1_nchwc, %e8_nchwc) {block = 8, "
+                      "channels = [16, 8], count = 24, groups = 1, start = 0}"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("%with_input = Concat(%e1, %z)"), std::string::npos) << text;
+}
+
+/// ShuffleNetV2's unit on `channels` (blocked by 16, not whole blocks: 136 = 8.5 blocks):
+/// the two halves of x concatenated (one through a conv), shuffled in two groups, split.
+/// With `shuffle_read_elsewhere`, the shuffle's Transpose is also a graph output.
+graph::Graph shuffle_unit(bool shuffle_read_elsewhere) {
+  const int64_t half = 136;
+  TestGraph t;
+  graph::Value* x = t.input("x", {1, 8, 3, 3});
+  graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {2 * half, 8, 1, 1})}, conv_attrs(0));
+  graph::Value* left =
+      t.op("Slice", "left", {a, t.ints("s0", {0}), t.ints("e0", {half}), t.ints("axis", {1})});
+  graph::Value* right = t.op(
+      "Slice", "right", {a, t.ints("s1", {half}), t.ints("e1", {2 * half}), t.ints("axis1", {1})});
+  graph::Value* b = t.op(
+      "Relu", "b", {t.op("Conv", "c", {right, t.random("w2", {half, half, 1, 1})}, conv_attrs(0))});
+  graph::Value* joined = t.op("Concat", "joined", {left, b}, {{"axis", Attribute::of_int(1)}});
+  graph::Value* split = t.op("Reshape", "split", {joined, t.ints("groups", {1, 2, half, 3, 3})});
+  graph::Value* swapped =
+      t.op("Transpose", "swapped", {split}, {{"perm", Attribute::of_ints({0, 2, 1, 3, 4})}});
+  graph::Value* shuffled =
+      t.op("Reshape", "shuffled", {swapped, t.ints("merged", {1, 2 * half, 3, 3})});
+  graph::Value* first =
+      t.op("Slice", "first",
+           {shuffled, t.ints("s2", {-2 * half}), t.ints("e2", {half}), t.ints("axis2", {-3})});
+  t.output(t.op("Conv", "y", {first, t.random("w3", {16, half, 1, 1})}, conv_attrs(0)));
+  if (shuffle_read_elsewhere) t.output(swapped);
+  return std::move(t.g);
+}
+
+TEST(ConvertConvLayout, ChannelShuffleConcatAndSlicesOfPartBlocksStayBlocked) {
+  std::string text = graph::to_string(converted(shuffle_unit(false)));
+  EXPECT_NE(text.find("%left_nchwc = tessel.ChannelGatherNCHWc(%a_nchwc) {block = 16, channels = "
+                      "[272], count = 136, groups = 1, start = 0}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%right_nchwc = tessel.ChannelGatherNCHWc(%a_nchwc) {block = 16, channels = "
+                      "[272], count = 136, groups = 1, start = 136}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%joined_nchwc = tessel.ChannelGatherNCHWc(%left_nchwc, %b_nchwc) {block = "
+                      "16, channels = [136, 136], count = 272, groups = 1, start = 0}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%shuffled_nchwc = tessel.ChannelGatherNCHWc(%joined_nchwc) {block = 16, "
+                      "channels = [272], count = 272, groups = 2, start = 0}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(count_of(text, "tessel.Layout"), 2) << text;  // x in, y out
+  // A shuffle whose 5-d values have other readers runs in NCHW.
+  std::string kept = graph::to_string(converted(shuffle_unit(true)));
+  EXPECT_NE(kept.find("%swapped = Transpose(%split)"), std::string::npos) << kept;
 }
 
 TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
@@ -383,6 +439,25 @@ TEST(ConvertConvLayout, LayoutOperatorsRejectInconsistentChannels) {
                            {t.input("x", {1, 2, 3, 3, 8})});
   EXPECT_NE(message.find("'channels' is 17"), std::string::npos) << message;
   EXPECT_NE(message.find("back"), std::string::npos) << message;
+}
+
+TEST(ConvertConvLayout, ChannelGatherRejectsWindowsOutsideItsChannels) {
+  TestGraph t;
+  std::string message = error_of_tessel_node(t, "gather", "ChannelGatherNCHWc",
+                                             {{"channels", Attribute::of_ints({12})},
+                                              {"start", Attribute::of_int(8)},
+                                              {"count", Attribute::of_int(8)},
+                                              {"block", Attribute::of_int(8)}},
+                                             {t.input("x", {1, 2, 3, 3, 8})});
+  EXPECT_NE(message.find("channels 8 to 15 of 12"), std::string::npos) << message;
+  EXPECT_NE(message.find("gather"), std::string::npos) << message;
+  TestGraph u;
+  message = error_of_tessel_node(u, "gather", "ChannelGatherNCHWc",
+                                 {{"channels", Attribute::of_ints({20})},
+                                  {"count", Attribute::of_int(8)},
+                                  {"block", Attribute::of_int(8)}},
+                                 {u.input("x", {1, 2, 3, 3, 8})});
+  EXPECT_NE(message.find("is not 20 channels"), std::string::npos) << message;
 }
 
 TEST(ConvertConvLayout, BlockedConvolutionRejectsGroupsItsBlocksCannotHold) {
