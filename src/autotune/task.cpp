@@ -135,7 +135,7 @@ namespace {
 /// rows where the plan runs it so) to `set`: a new task, or more weight for an equal
 /// kernel's.
 void add_group(TaskSet& set, const compiler::FusedGroup& group,
-               const passes::RunTimeExtents& run_time, compiler::FoldKernelCache& fold_cache,
+               const passes::RunTimeExtents& run_time, compiler::FoldCache& fold_cache,
                std::map<std::string, size_t>& index_of_key, const std::string& target,
                SearchKind search, int64_t runs) {
   const compiler::FusedGroup* built = &group;
@@ -185,7 +185,7 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
   TaskSet set;
   set.graph = graph;
   std::string target = target_key(options.build.target, options.num_threads);
-  compiler::FoldKernelCache fold_cache;
+  compiler::FoldCache fold_cache;
   std::map<std::string, size_t> index_of_key;
   // The kernels of `g`, each launched `runs` times per inference (a loop body's trips).
   std::function<void(const graph::Graph&, int64_t)> add_graph = [&](const graph::Graph& g,

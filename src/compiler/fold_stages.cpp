@@ -20,11 +20,17 @@ constexpr int64_t kSmallStage = 1 << 12;
 
 int64_t elements(const te::Tensor& t) { return ops::shape_size(ops::static_shape(t)); }
 
-/// Runs the stage computing `t` on the constants it reads.
-runtime::NDArray evaluate(const te::Tensor& t, const std::vector<te::Tensor>& reads,
-                          const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
-                          const std::string& cache_key, FoldKernelCache& cache) {
-  auto& kernel = cache[cache_key];
+/// Runs the stage computing `t` on the constants it reads, unless a stage of the same
+/// structure ran on the same arrays before.
+std::shared_ptr<const runtime::NDArray> evaluate(
+    const te::Tensor& t, const std::vector<te::Tensor>& reads,
+    const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
+    const std::string& cache_key, FoldCache& cache) {
+  std::vector<const runtime::NDArray*> arrays;
+  for (const te::Tensor& r : reads) arrays.push_back(constants.at(r.op().get()));
+  std::shared_ptr<const runtime::NDArray>& folded = cache.results[{cache_key, arrays}];
+  if (folded) return folded;
+  auto& kernel = cache.kernels[cache_key];
   if (!kernel) {
     schedule::Schedule s({t});
     ops::schedule_generic(s, {t});
@@ -34,11 +40,11 @@ runtime::NDArray evaluate(const te::Tensor& t, const std::vector<te::Tensor>& re
   }
   runtime::NDArray result(ops::static_shape(t), graph::to_runtime_dtype(t.dtype()));
   std::vector<void*> pointers;
-  for (const te::Tensor& r : reads)
-    pointers.push_back(const_cast<void*>(constants.at(r.op().get())->data()));
+  for (const runtime::NDArray* array : arrays) pointers.push_back(const_cast<void*>(array->data()));
   pointers.push_back(result.data());
   kernel->run(pointers);
-  return result;
+  folded = std::make_shared<const runtime::NDArray>(std::move(result));
+  return folded;
 }
 
 }  // namespace
@@ -51,7 +57,7 @@ te::Tensor StageFolding::map(const te::Tensor& t) const {
 StageFolding fold_constant_stages(
     const std::vector<te::Tensor>& outputs,
     const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
-    const std::string& key, FoldKernelCache& cache) {
+    const std::string& key, FoldCache& cache) {
   StageFolding result;
   result.outputs = outputs;
   std::vector<te::Operation> order = te::topological_order(outputs);
@@ -92,8 +98,8 @@ StageFolding fold_constant_stages(
       for (const te::Operation& candidate : te::topological_order({in}))
         if (candidate->is_placeholder()) reads.push_back(candidate->output(0));
       std::string cache_key = key + "#fold" + std::to_string(result.folded.size());
-      auto data = std::make_shared<const runtime::NDArray>(
-          evaluate(in, reads, constants, cache_key, cache));
+      std::shared_ptr<const runtime::NDArray> data =
+          evaluate(in, reads, constants, cache_key, cache);
       te::Tensor placeholder = te::placeholder(in.shape(), in.dtype(), in.name() + ".folded");
       replacement[producer] = placeholder;
       result.folded.push_back(FoldedStage{placeholder, data});

@@ -36,15 +36,23 @@ struct StageFolding {
   te::Tensor map(const te::Tensor& t) const;
 };
 
-/// Kernels evaluating folded stages, shared between groups of the same structure.
-using FoldKernelCache = std::map<std::string, std::shared_ptr<driver::Kernel>>;
+/// What folding shares between the groups of a model: the kernels evaluating folded stages,
+/// by the structure of the stage, and their results, by that structure and the constant
+/// arrays read, so that groups preparing the same weights the same way (the steps of an
+/// unrolled recurrent cell, repeated blocks sharing a weight) share one prepared copy.
+struct FoldCache {
+  std::map<std::string, std::shared_ptr<driver::Kernel>> kernels;
+  std::map<std::pair<std::string, std::vector<const runtime::NDArray*>>,
+           std::shared_ptr<const runtime::NDArray>>
+      results;
+};
 
 /// Evaluates the stages of the DAG of `outputs` that read only the placeholders in
 /// `constants` (with their data), where the result is at most 8 times larger than the
-/// constants it reads; `key` identifies the DAG's structure for the kernel cache.
+/// constants it reads; `key` identifies the DAG's structure for the cache.
 StageFolding fold_constant_stages(
     const std::vector<te::Tensor>& outputs,
     const std::map<const te::OperationNode*, const runtime::NDArray*>& constants,
-    const std::string& key, FoldKernelCache& cache);
+    const std::string& key, FoldCache& cache);
 
 }  // namespace tessel::compiler

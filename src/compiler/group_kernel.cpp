@@ -70,7 +70,7 @@ bool computes_reduction(const std::vector<te::Tensor>& outputs) {
 
 }  // namespace
 
-GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_cache) {
+GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache) {
   GroupKernel result;
   std::ostringstream key;
   std::map<const graph::Value*, Built> built;

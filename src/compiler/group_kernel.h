@@ -77,7 +77,7 @@ class GroupScheduler {
 /// graph's values (the graph must be typed); constants are the values' data, and the
 /// stages that read only constants are folded (kernels shared through `fold_cache`).
 /// Throws CompileError naming the node whose operator fails.
-GroupKernel build_group_kernel(const FusedGroup& group, FoldKernelCache& fold_cache);
+GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache);
 
 /// Lowers and optimises a group kernel into the function `name`.
 ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,

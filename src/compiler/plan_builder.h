@@ -128,7 +128,7 @@ class PlanBuilder {
   const SymbolicBatch* batch_;
   TensorTable table_;
   std::map<std::string, std::string> kernel_of_key_;
-  FoldKernelCache fold_cache_;
+  FoldCache fold_cache_;
   /// Folded constants (packed weights) the plan's tensors refer to.
   std::vector<std::unique_ptr<graph::Value>> folded_values_;
   /// Per step: the tensor its kernel may overwrite with its output, or -1.
