@@ -439,9 +439,9 @@ bool RunContext::samples_side_by_side(int64_t samples) const {
   // Whole samples per thread beat every kernel splitting each sample between the threads
   // when they share out evenly (or nearly so: several samples each); kernels then run
   // their loops serially, as in any parallel body.
+  if (samples <= 1 || in_parallel_region()) return false;
   int64_t threads = num_threads();
-  return samples > 1 && threads > 1 && !in_parallel_region() &&
-         (samples % threads == 0 || samples >= 4 * threads);
+  return threads > 1 && (samples % threads == 0 || samples >= 4 * threads);
 }
 
 int32_t RunContext::run_samples(int64_t begin, int64_t end, void* env) {

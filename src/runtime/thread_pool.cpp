@@ -84,9 +84,14 @@ class ParallelRegion {
   bool saved_;
 };
 
+/// The hardware's thread count, asked once: hardware_concurrency() reads sysfs, which
+/// costs microseconds, and callers ask between kernel launches.
 int default_num_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
+  static const int count = [] {
+    unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : static_cast<int>(n);
+  }();
+  return count;
 }
 
 // The process-wide pool; g_launch_mutex guards it and serialises launches.
