@@ -212,9 +212,6 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   return result;
 }
 
-namespace {
-
-/// `node`'s context with its inputs' graph types and the constants they hold.
 ops::OpContext context_of_graph_values(const graph::Node& node, const ops::OpDef& def) {
   std::vector<graph::TensorType> types;
   std::vector<const runtime::NDArray*> values;
@@ -224,8 +221,6 @@ ops::OpContext context_of_graph_values(const graph::Node& node, const ops::OpDef
   }
   return ops::OpContext(node, def, std::move(types), std::move(values));
 }
-
-}  // namespace
 
 std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node) {
   const ops::OpDef& def = find_op(node);

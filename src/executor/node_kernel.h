@@ -63,6 +63,10 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
                         const std::vector<const runtime::NDArray*>& input_values,
                         const driver::BuildOptions& options = {});
 
+/// `node`'s context (its operator `def`) with its inputs' graph types and the constants
+/// they hold.
+ops::OpContext context_of_graph_values(const graph::Node& node, const ops::OpDef& def);
+
 /// The runtime step of `node` when its output extents depend on values known only at run
 /// time (ops::OpDef::data_dependent, read with the constants its inputs have), else nothing.
 std::optional<ops::DataDependentStep> data_dependent_step(const graph::Node& node);

@@ -29,12 +29,6 @@ double RandomState::standard_normal() {
   return f * x2;
 }
 
-std::vector<double> RandomState::uniforms(int64_t count) {
-  std::vector<double> draws(static_cast<size_t>(count));
-  for (double& u : draws) u = uniform();
-  return draws;
-}
-
 uint32_t random_seed(const graph::Node& node) {
   if (const graph::Attribute* given = node.attribute("seed"))
     return static_cast<uint32_t>(

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 #include <random>
-#include <vector>
 
 #include "graph/graph.h"
 
@@ -24,8 +23,6 @@ class RandomState {
   double uniform();
   /// standard_normal(): the polar method draws pairs; the second of a pair is the next call's.
   double standard_normal();
-  /// `count` calls of uniform().
-  std::vector<double> uniforms(int64_t count);
 
  private:
   std::mt19937 engine_;  // seeded as NumPy's init_genrand

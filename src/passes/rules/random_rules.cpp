@@ -6,10 +6,10 @@
 // - Bernoulli(p): NumPy's binomial(1, p), one draw u each: u > 1 - p where p <= 1/2, else
 //   u <= p, as element-wise comparisons in double.
 // - Multinomial: tessel.MultinomialOfDraws, given one draw per sample.
+#include "executor/node_kernel.h"
 #include "graph/onnx_dtype.h"
 #include "ops/elementwise/dropout.h"
 #include "ops/elementwise/random_state.h"
-#include "ops/registry.h"
 #include "passes/rules/rules.h"
 #include "runtime/ndarray_element.h"
 #include "support/error.h"
@@ -25,15 +25,7 @@ const ir::DataType kF64 = ir::DataType::Float(64);
 
 /// `node`'s context with its inputs' types and the constants they hold.
 ops::OpContext context_of(const graph::Node& node) {
-  const ops::OpDef* def = ops::OpRegistry::global().find(node.op_type);
-  TESSEL_ICHECK(def, node.describe(), ": no operator definition");
-  std::vector<graph::TensorType> types;
-  std::vector<const runtime::NDArray*> values;
-  for (const graph::Value* in : node.inputs) {
-    types.push_back(in ? in->type : graph::TensorType{});
-    values.push_back(in ? in->constant.get() : nullptr);
-  }
-  return ops::OpContext(node, *def, std::move(types), std::move(values));
+  return executor::context_of_graph_values(node, executor::find_op(node));
 }
 
 /// The node's uniform draws, one per element of `shape`, as a float64 constant.
