@@ -548,10 +548,13 @@ def t_depth_space(b):
 
 def t_channel_ops(b):
     """Operators that work across the channels of a convolution's output (the blocked
-    layout must convert or handle them): slices, gathers, splits, softmax, reductions."""
+    layout must convert or handle them): slices, gathers, splits, softmax, reductions, a
+    channel shuffle."""
     x = conv(b, b.pick(is4d))
     n, c, h, w = x.shape
-    kind = b.choice(["slice", "gather", "split", "softmax", "reduce", "transpose", "reshape"])
+    kind = b.choice(["slice", "gather", "split", "softmax", "reduce", "transpose", "reshape",
+                     "shuffle"])
+    groups = [g for g in (2, 3, 4) if c % g == 0 and c > g]
     if kind == "slice" and c >= 2:
         start = int(b.rng.integers(0, c - 1))
         y = b.op1("Slice", [x, b.ints([start]), b.ints([c]), b.ints([1])], (n, c - start, h, w))
@@ -570,6 +573,11 @@ def t_channel_ops(b):
                   axes=[1], keepdims=1)
     elif kind == "transpose":
         y = b.op1("Transpose", [x], (n, h, w, c), perm=[0, 2, 3, 1])
+    elif kind == "shuffle" and groups:
+        g = b.choice(groups)
+        split = b.op1("Reshape", [x, b.ints([n, g, c // g, h, w])], (n, g, c // g, h, w))
+        swapped = b.op1("Transpose", [split], (n, c // g, g, h, w), perm=[0, 2, 1, 3, 4])
+        y = b.op1("Reshape", [swapped, b.ints([n, c, h, w])], (n, c, h, w))
     else:
         y = b.op1("Reshape", [x, b.ints([n, c, h * w])], (n, c, h * w))
     return activation(b, y)
