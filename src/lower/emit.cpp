@@ -60,6 +60,46 @@ class IntegerSimplifier : public ir::IRMutator {
   arith::Analyzer& analyzer_;
 };
 
+/// Whether `e` reads memory.
+bool reads_memory(const Expr& e) {
+  struct Finder : ir::IRVisitor {
+    bool found = false;
+    void visit_Load(const ir::LoadNode*) override { found = true; }
+  } finder;
+  finder.visit(e);
+  return finder.found;
+}
+
+bool is_integer_comparison(const Expr& e) {
+  switch (e.kind()) {
+    case ir::ExprKind::LT:
+      return e.as<ir::LTNode>()->a.dtype().is_integer();
+    case ir::ExprKind::LE:
+      return e.as<ir::LENode>()->a.dtype().is_integer();
+    case ir::ExprKind::GT:
+      return e.as<ir::GTNode>()->a.dtype().is_integer();
+    case ir::ExprKind::GE:
+      return e.as<ir::GENode>()->a.dtype().is_integer();
+    default:
+      return false;
+  }
+}
+
+/// `value` stored at `index` of `buffer`. A select at its root that compares integers of
+/// the index arithmetic (no value read) and reads memory on both arms (a Concat: which
+/// input holds this position) becomes an if/else
+/// of two stores: a select evaluates both arms, so a Concat of n inputs would load n
+/// values per element; branches load one, loop partitioning can split the loop where the
+/// comparison turns, and a vectorized loop whose lanes disagree makes it a select again.
+Stmt store_value(const ir::Buffer& buffer, const Expr& value, const std::vector<Expr>& index) {
+  const auto* choice = value.as<ir::SelectNode>();
+  if (choice && is_integer_comparison(choice->condition) && !reads_memory(choice->condition) &&
+      reads_memory(choice->true_value) && reads_memory(choice->false_value))
+    return ir::make_IfThenElse(choice->condition, store_value(buffer, choice->true_value, index),
+                               store_value(buffer, choice->false_value, index));
+  return ir::make_Store(buffer, value, index);
+}
+
 Stmt guarded(const std::vector<const Guard*>& guards, Stmt body) {
   if (guards.empty()) return body;
   Expr all = guards[0]->condition;
@@ -113,7 +153,7 @@ class StageEmitter {
   Stmt emit_plain() {
     std::vector<Stmt> stores;
     for (int o = 0; o < op_.num_outputs(); ++o)
-      stores.push_back(ir::make_Store(info_.buffers[o], value_of(info_.bodies[o]), store_index()));
+      stores.push_back(store_value(info_.buffers[o], value_of(info_.bodies[o]), store_index()));
     return wrap(range(0, num_leaves()), ir::make_Seq(std::move(stores)), guards_at(0, true), true);
   }
 

@@ -184,5 +184,43 @@ TEST(LowerOps, SoftmaxWithStagesAtTheRowLoop) {
   }
 }
 
+TEST(LowerOps, ChoicesBetweenReadsByPositionBecomeBranches) {
+  // A Concat of three inputs: which one holds position i is a comparison of indices, and
+  // each arm reads memory, so the store becomes an if/else per arm (one load per element,
+  // not three). A choice between an arm that reads memory and a constant (padding) stays a
+  // select, as does one whose condition reads a value.
+  Tensor A = te::placeholder({4}, f32, "A"), B = te::placeholder({3}, f32, "B");
+  Tensor C = te::placeholder({5}, f32, "C");
+  Tensor joined = te::compute(
+      {12},
+      [&](Var i) {
+        return ir::select(i < 4, A(ir::min(i, ir::Expr(3))),
+                          ir::select(i < 7, B(ir::min(ir::max(i - 4, ir::Expr(0)), ir::Expr(2))),
+                                     C(ir::max(i - 7, ir::Expr(0)))));
+      },
+      "joined", {"i"});
+  Tensor padded =
+      te::compute({6}, [&](Var i) { return ir::select(i < 4, A(ir::min(i, ir::Expr(3))), 0.0f); },
+                  "padded", {"i"});
+  Tensor chosen = te::compute(
+      {4}, [&](Var i) { return ir::select(A(i) < 0.0f, A(i), B(ir::min(i, ir::Expr(2)))); },
+      "chosen", {"i"});
+  schedule::Schedule s({joined, padded, chosen});
+  ir::PrimFunc f = lower(s, {A, B, C, joined, padded, chosen}, "choices");
+  EXPECT_EQ(find_nodes<ir::IfThenElseNode>(f.body).size(), 2u) << f;
+  std::mt19937 rng(5);
+  Floats a = random_floats(4, rng), b = random_floats(3, rng), c = random_floats(5, rng);
+  Floats j(12), p(6), ch(4);
+  run_func(f, {&a, &b, &c, &j, &p, &ch});
+  Floats want_j = a, want_p = a, want_ch(4);
+  want_j.insert(want_j.end(), b.begin(), b.end());
+  want_j.insert(want_j.end(), c.begin(), c.end());
+  want_p.insert(want_p.end(), {0.0f, 0.0f});
+  for (size_t i = 0; i < 4; ++i) want_ch[i] = a[i] < 0 ? a[i] : b[std::min<size_t>(i, 2)];
+  expect_close(j, want_j);
+  expect_close(p, want_p);
+  expect_close(ch, want_ch);
+}
+
 }  // namespace
 }  // namespace tessel::lower
