@@ -20,6 +20,34 @@ struct Guard {
   bool uses_reduction = false;
 };
 
+/// Whether `e` is an integer, or a condition on integers only.
+bool is_integer_valued(const Expr& e) {
+  if (e.dtype().is_integer()) return true;
+  if (!e.dtype().is_bool()) return false;
+  switch (e.kind()) {
+    case ir::ExprKind::EQ:
+      return e.as<ir::EQNode>()->a.dtype().is_integer();
+    case ir::ExprKind::NE:
+      return e.as<ir::NENode>()->a.dtype().is_integer();
+    case ir::ExprKind::LT:
+      return e.as<ir::LTNode>()->a.dtype().is_integer();
+    case ir::ExprKind::LE:
+      return e.as<ir::LENode>()->a.dtype().is_integer();
+    case ir::ExprKind::GT:
+      return e.as<ir::GTNode>()->a.dtype().is_integer();
+    case ir::ExprKind::GE:
+      return e.as<ir::GENode>()->a.dtype().is_integer();
+    case ir::ExprKind::And:
+      return is_integer_valued(e.as<ir::AndNode>()->a) && is_integer_valued(e.as<ir::AndNode>()->b);
+    case ir::ExprKind::Or:
+      return is_integer_valued(e.as<ir::OrNode>()->a) && is_integer_valued(e.as<ir::OrNode>()->b);
+    case ir::ExprKind::Not:
+      return is_integer_valued(e.as<ir::NotNode>()->a);
+    default:
+      return false;
+  }
+}
+
 /// Simplifies the integer parts of a value (indices, integer conditions of selects, casts
 /// of loop variables) and leaves the float arithmetic as written.
 class IntegerSimplifier : public ir::IRMutator {
@@ -30,33 +58,6 @@ class IntegerSimplifier : public ir::IRMutator {
   }
 
  private:
-  static bool is_integer_valued(const Expr& e) {
-    if (e.dtype().is_integer()) return true;
-    if (!e.dtype().is_bool()) return false;
-    switch (e.kind()) {
-      case ir::ExprKind::EQ:
-        return e.as<ir::EQNode>()->a.dtype().is_integer();
-      case ir::ExprKind::NE:
-        return e.as<ir::NENode>()->a.dtype().is_integer();
-      case ir::ExprKind::LT:
-        return e.as<ir::LTNode>()->a.dtype().is_integer();
-      case ir::ExprKind::LE:
-        return e.as<ir::LENode>()->a.dtype().is_integer();
-      case ir::ExprKind::GT:
-        return e.as<ir::GTNode>()->a.dtype().is_integer();
-      case ir::ExprKind::GE:
-        return e.as<ir::GENode>()->a.dtype().is_integer();
-      case ir::ExprKind::And:
-        return is_integer_valued(e.as<ir::AndNode>()->a) &&
-               is_integer_valued(e.as<ir::AndNode>()->b);
-      case ir::ExprKind::Or:
-        return is_integer_valued(e.as<ir::OrNode>()->a) && is_integer_valued(e.as<ir::OrNode>()->b);
-      case ir::ExprKind::Not:
-        return is_integer_valued(e.as<ir::NotNode>()->a);
-      default:
-        return false;
-    }
-  }
   arith::Analyzer& analyzer_;
 };
 
@@ -70,19 +71,12 @@ bool reads_memory(const Expr& e) {
   return finder.found;
 }
 
+/// Whether `e` is an ordering comparison (<, <=, >, >=) of integers.
 bool is_integer_comparison(const Expr& e) {
-  switch (e.kind()) {
-    case ir::ExprKind::LT:
-      return e.as<ir::LTNode>()->a.dtype().is_integer();
-    case ir::ExprKind::LE:
-      return e.as<ir::LENode>()->a.dtype().is_integer();
-    case ir::ExprKind::GT:
-      return e.as<ir::GTNode>()->a.dtype().is_integer();
-    case ir::ExprKind::GE:
-      return e.as<ir::GENode>()->a.dtype().is_integer();
-    default:
-      return false;
-  }
+  ir::ExprKind k = e.kind();
+  bool ordering = k == ir::ExprKind::LT || k == ir::ExprKind::LE || k == ir::ExprKind::GT ||
+                  k == ir::ExprKind::GE;
+  return ordering && is_integer_valued(e);
 }
 
 /// `value` stored at `index` of `buffer`. A select at its root that compares integers of
