@@ -40,6 +40,8 @@ struct StageFolding {
 /// by the structure of the stage, and their results, by that structure and the constant
 /// arrays read, so that groups preparing the same weights the same way (the steps of an
 /// unrolled recurrent cell, repeated blocks sharing a weight) share one prepared copy.
+/// Results are keyed by the arrays' addresses: the constants folded must outlive the cache
+/// (a model's graphs and compiled bodies do, for the whole compilation).
 struct FoldCache {
   std::map<std::string, std::shared_ptr<driver::Kernel>> kernels;
   std::map<std::pair<std::string, std::vector<const runtime::NDArray*>>,
