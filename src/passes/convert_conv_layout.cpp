@@ -11,6 +11,7 @@
 #include "executor/node_kernel.h"
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv2d_winograd.h"
+#include "ops/cpu_features.h"
 #include "passes/graph_builder.h"
 #include "runtime/ndarray_element.h"
 #include "support/error.h"
@@ -19,14 +20,16 @@ namespace tessel::passes {
 namespace {
 
 /// Channels per block of a tensor of `channels` channels and `pixels` pixels per channel:
-/// 16 (two AVX2 vectors) where the padding to a multiple of 16 adds at most 1/16 of the
-/// channels (1000 -> 1008), else 8 where 8 divides them (24); a tensor of one pixel (a
-/// squeeze-and-excitation vector, whose padding costs nothing to speak of) takes 8 or 16
-/// whatever its channels; else 0: the tensor stays NCHW.
+/// 16 where the padding to a multiple of 16 adds at most 1/16 of the channels (1000 ->
+/// 1008), or on AVX-512 at most 1/8 (116 -> 128: 8-channel blocks would leave half of
+/// each vector idle); else 8 where the padding to a multiple of 8 adds at most 1/8 (24,
+/// 116 -> 120 on AVX2); a tensor of one pixel (a squeeze-and-excitation vector, whose
+/// padding costs nothing to speak of) takes 8 or 16 whatever its channels; else 0: the
+/// tensor stays NCHW.
 int64_t block_for(int64_t channels, int64_t pixels) {
-  int64_t padding = (16 - channels % 16) % 16;
-  if (padding * 16 <= channels) return 16;
-  if (channels % 8 == 0) return 8;
+  int64_t padding16 = (16 - channels % 16) % 16, padding8 = (8 - channels % 8) % 8;
+  if (padding16 * (ops::target_float_lanes() >= 16 ? 8 : 16) <= channels) return 16;
+  if (padding8 * 8 <= channels) return 8;
   if (pixels == 1) return channels <= 8 ? 8 : 16;
   return 0;
 }
@@ -473,21 +476,61 @@ class LayoutConverter {
     return is_onnx(*reader) && reader->op_type == op_type ? reader : nullptr;
   }
 
+  /// What a tessel.ChannelGatherNCHWc reads: channels start to start + count - 1 of the
+  /// concatenation of `inputs` (of `channels` channels each), shuffled in `groups` first.
+  struct ChannelGather {
+    std::vector<graph::Value*> inputs;
+    std::vector<int64_t> channels;
+    int64_t groups = 1, start = 0, count = 0;
+
+    bool whole_concatenation() const {
+      int64_t total = 0;
+      for (int64_t c : channels) total += c;
+      return groups == 1 && start == 0 && count == total;
+    }
+  };
+
+  /// `gather` read through the gather that computes its only input, where one gather can
+  /// do both: a gather of a plain concatenation, or a window of any gather's channels (a
+  /// Concat, its channel shuffle and the Split after it become one gather per part).
+  ChannelGather through_inner_gather(ChannelGather gather) const {
+    if (gather.inputs.size() != 1) return gather;
+    auto inner = gathers_.find(gather.inputs[0]);
+    if (inner == gathers_.end()) return gather;
+    const ChannelGather& a = inner->second;
+    if (a.whole_concatenation()) {
+      gather.inputs = a.inputs;
+      gather.channels = a.channels;
+    } else if (gather.groups == 1) {
+      gather.inputs = a.inputs;
+      gather.channels = a.channels;
+      gather.groups = a.groups;
+      gather.start += a.start;
+    }
+    return gather;
+  }
+
   /// Makes source value `y` (NCHW) the tessel.ChannelGatherNCHWc of blocked `inputs` (of
   /// `channels` channels each) in `groups` groups from channel `start`, in the blocks its
-  /// channels take; false (nothing made) when they take none.
+  /// channels take; false (nothing made) when they take none. A gather of a gather's
+  /// output reads the inner gather's inputs where it can (the inner one then goes when
+  /// nothing else reads it).
   bool add_channel_gather(const graph::Value* y, const std::string& name,
                           std::vector<graph::Value*> inputs, std::vector<int64_t> channels,
                           int64_t groups, int64_t start) {
     int64_t block = block_for(y->type.shape());
     if (block == 0) return false;
-    graph::Node gather = tessel_node("ChannelGatherNCHWc", name, std::move(inputs),
-                                     {{"channels", graph::Attribute::of_ints(std::move(channels))},
-                                      {"groups", graph::Attribute::of_int(groups)},
-                                      {"start", graph::Attribute::of_int(start)},
-                                      {"count", graph::Attribute::of_int(y->type.shape()[1])},
+    ChannelGather g = through_inner_gather(
+        {std::move(inputs), std::move(channels), groups, start, y->type.shape()[1]});
+    graph::Node gather = tessel_node("ChannelGatherNCHWc", name, g.inputs,
+                                     {{"channels", graph::Attribute::of_ints(g.channels)},
+                                      {"groups", graph::Attribute::of_int(g.groups)},
+                                      {"start", graph::Attribute::of_int(g.start)},
+                                      {"count", graph::Attribute::of_int(g.count)},
                                       {"block", graph::Attribute::of_int(block)}});
-    blocked_[y] = add(std::move(gather), blocked_type(y->type, block), y->name + "_nchwc");
+    graph::Value* out = add(std::move(gather), blocked_type(y->type, block), y->name + "_nchwc");
+    blocked_[y] = out;
+    gathers_[out] = std::move(g);
     return true;
   }
 
@@ -497,6 +540,8 @@ class LayoutConverter {
   std::map<const graph::Value*, graph::Value*> blocked_;
   /// Source value -> the nodes reading it (nullptr for a graph output).
   std::map<const graph::Value*, std::vector<const graph::Node*>> users_;
+  /// What each gather made reads, by its output.
+  std::map<const graph::Value*, ChannelGather> gathers_;
   /// Source nodes a conversion of an earlier node took in (a channel shuffle's Transpose
   /// and second Reshape).
   std::set<const graph::Node*> absorbed_;

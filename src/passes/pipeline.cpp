@@ -77,8 +77,10 @@ std::vector<Pass> default_pipeline(const PassSelection& selection) {
     layout.winograd = selection.winograd;
     passes.push_back({"convert_conv_layout",
                       [layout](const graph::Graph& g) { return convert_conv_layout(g, layout); }});
-    // The blocked forms of constant operands (a per-channel scale) are constants too.
+    // The blocked forms of constant operands (a per-channel scale) are constants too; a
+    // channel gather another one reads through goes when nothing else reads it.
     passes.push_back({"fold_constants", fold_constants});
+    passes.push_back({"eliminate_dead_code", eliminate_dead_code});
   }
   passes.push_back({"mask_run_time_padding", mask_run_time_padding});
   passes.push_back({"infer_types", infer_types});

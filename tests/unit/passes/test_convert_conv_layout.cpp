@@ -1,5 +1,6 @@
 // convert_conv_layout: convolutions and the element-wise operators between them in the
 // blocked layout NCHW[x]c, the layout changes placed once each, results unchanged.
+#include "ops/cpu_features.h"
 #include "passes/convert_conv_layout.h"
 #include "passes/infer_types.h"
 #include "passes_test_util.h"
@@ -169,11 +170,11 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   EXPECT_NE(text.find("%with_input = Concat(%e1, %z)"), std::string::npos) << text;
 }
 
-/// ShuffleNetV2's unit on `channels` (blocked by 16, not whole blocks: 136 = 8.5 blocks):
-/// the two halves of x concatenated (one through a conv), shuffled in two groups, split.
-/// With `shuffle_read_elsewhere`, the shuffle's Transpose is also a graph output.
-graph::Graph shuffle_unit(bool shuffle_read_elsewhere) {
-  const int64_t half = 136;
+/// ShuffleNetV2's unit on halves of `half` channels (136: blocked by 16, not whole blocks,
+/// 8.5 of them): the two halves of x concatenated (one through a conv), shuffled in two
+/// groups, split. With `shuffle_read_elsewhere`, the shuffle's Transpose is also a graph
+/// output.
+graph::Graph shuffle_unit(bool shuffle_read_elsewhere, int64_t half = 136) {
   TestGraph t;
   graph::Value* x = t.input("x", {1, 8, 3, 3});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {2 * half, 8, 1, 1})}, conv_attrs(0));
@@ -211,14 +212,41 @@ TEST(ConvertConvLayout, ChannelShuffleConcatAndSlicesOfPartBlocksStayBlocked) {
                       "16, channels = [136, 136], count = 272, groups = 1, start = 0}"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("%shuffled_nchwc = tessel.ChannelGatherNCHWc(%joined_nchwc) {block = 16, "
-                      "channels = [272], count = 272, groups = 2, start = 0}"),
+  // The shuffle reads the concatenation's inputs, the slice of it too: the gathers of the
+  // concatenation and of the whole shuffle have no readers left.
+  EXPECT_NE(text.find("%shuffled_nchwc = tessel.ChannelGatherNCHWc(%left_nchwc, %b_nchwc) {block "
+                      "= 16, channels = [136, 136], count = 272, groups = 2, start = 0}"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("%first_nchwc = tessel.ChannelGatherNCHWc(%left_nchwc, %b_nchwc) {block = "
+                      "16, channels = [136, 136], count = 136, groups = 2, start = 0}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(count_of(text, "(%joined_nchwc)"), 0) << text;
+  EXPECT_EQ(count_of(text, "(%shuffled_nchwc)"), 0) << text;
   EXPECT_EQ(count_of(text, "tessel.Layout"), 2) << text;  // x in, y out
   // A shuffle whose 5-d values have other readers runs in NCHW.
   std::string kept = graph::to_string(converted(shuffle_unit(true)));
   EXPECT_NE(kept.find("%swapped = Transpose(%split)"), std::string::npos) << kept;
+}
+
+TEST(ConvertConvLayout, PaddedChannelCountsTakeTheBlockTheVectorWidthFavours) {
+  // ShuffleNetV2's 58 and 116 channels: blocks of 16 on AVX-512 (58 -> 64, 116 -> 128: a
+  // block of 8 would leave half of each vector idle), of 8 on AVX2 (58 -> 64, 116 -> 120);
+  // blocked throughout either way.
+  for (int lanes : {8, 16}) {
+    ops::FloatLanesScope scope(lanes);
+    std::string text = graph::to_string(converted(shuffle_unit(false, 58)));
+    std::string block = "{block = " + std::to_string(lanes == 16 ? 16 : 8);
+    EXPECT_NE(text.find("%a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1) " + block), std::string::npos)
+        << lanes << " lanes\n"
+        << text;
+    EXPECT_NE(text.find("%c_nchwc = tessel.Conv2dNCHWc(%right_nchwc, %w2) " + block),
+              std::string::npos)
+        << lanes << " lanes\n"
+        << text;
+    EXPECT_EQ(count_of(text, "tessel.Layout"), 2) << lanes << " lanes\n" << text;
+  }
 }
 
 TEST(ConvertConvLayout, SqueezeAndExcitationStaysBlocked) {
