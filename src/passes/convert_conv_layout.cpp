@@ -21,14 +21,14 @@ namespace {
 
 /// Channels per block of a tensor of `channels` channels and `pixels` pixels per channel:
 /// 16 where the padding to a multiple of 16 adds at most 1/16 of the channels (1000 ->
-/// 1008), or on AVX-512 at most 1/8 (116 -> 128: 8-channel blocks would leave half of
-/// each vector idle); else 8 where the padding to a multiple of 8 adds at most 1/8 (24,
-/// 116 -> 120 on AVX2); a tensor of one pixel (a squeeze-and-excitation vector, whose
-/// padding costs nothing to speak of) takes 8 or 16 whatever its channels; else 0: the
-/// tensor stays NCHW.
+/// 1008), or on AVX-512 at most 1/3 (116 -> 128, 40 -> 48, 24 -> 32: a block of 8 fills
+/// half of each vector, which costs more than the padded channels); else 8 where the
+/// padding to a multiple of 8 adds at most 1/8 (24, 116 -> 120 on AVX2); a tensor of one
+/// pixel (a squeeze-and-excitation vector, whose padding costs nothing to speak of) takes 8
+/// or 16 whatever its channels; else 0: the tensor stays NCHW.
 int64_t block_for(int64_t channels, int64_t pixels) {
   int64_t padding16 = (16 - channels % 16) % 16, padding8 = (8 - channels % 8) % 8;
-  if (padding16 * (ops::target_float_lanes() >= 16 ? 8 : 16) <= channels) return 16;
+  if (padding16 * (ops::target_float_lanes() >= 16 ? 3 : 16) <= channels) return 16;
   if (padding8 * 8 <= channels) return 8;
   if (pixels == 1) return channels <= 8 ? 8 : 16;
   return 0;

@@ -59,28 +59,34 @@ TEST(ConvertConvLayout, ResidualBlockStaysBlockedBetweenOneTransformEachWay) {
 
 TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) {
   // An image stem: 3 channels (not blocked), then a strided conv to 24 channels (blocks of
-  // 8), a Clip, a depthwise conv, and an NCHW reader in between.
+  // 8 on AVX2, of 16 on AVX-512), a Clip, a depthwise conv, and an NCHW reader in between.
   TestGraph t;
   graph::Value* x = t.input("x", {1, 3, 9, 9});
   graph::Value* a = t.op("Conv", "a", {x, t.random("w1", {24, 3, 3, 3})}, conv_attrs(1, 2));
   graph::Value* k = t.op("Clip", "k", {a, t.scalar("lo", 0), t.scalar("hi", 6)});
   t.output(t.op("Softmax", "soft", {k}, {{"axis", Attribute::of_int(1)}}));
   t.output(t.op("Conv", "d", {k, t.random("w2", {24, 1, 3, 3})}, conv_attrs(1, 1, 24)));
-  EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
+  for (int lanes : {8, 16}) {
+    ops::FloatLanesScope scope(lanes);
+    std::string block = std::to_string(lanes == 16 ? 16 : 8);
+    EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
   input %x: float32[1, 3, 9, 9]
   const %w1: float32[24, 3, 3, 3]
   const %lo: float32[]
   const %hi: float32[]
   const %w2: float32[24, 1, 3, 3]
-  %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = 8, depthwise = 0, pad = 1, stride = 2}
+  %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = )" + block +
+                                                     R"(, depthwise = 0, pad = 1, stride = 2}
   %k_nchwc = Clip(%a_nchwc, %lo, %hi)
   %k = tessel.LayoutFromNCHWc(%k_nchwc) {channels = 24}
   %soft = Softmax(%k) {axis = 1}
-  %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = 8, depthwise = 1, pad = 1, stride = 1}
+  %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = )" + block +
+                                                     R"(, depthwise = 1, pad = 1, stride = 1}
   %d = tessel.LayoutFromNCHWc(%d_nchwc) {channels = 24}
   output %soft: float32[1, 24, 5, 5]
   output %d: float32[1, 24, 5, 5]
-)");
+)") << lanes << " lanes";
+  }
 }
 
 TEST(ConvertConvLayout, ChannelsArePaddedToBlocksOf16WhenThatAddsLittle) {
@@ -147,8 +153,9 @@ TEST(ConvertConvLayout, PoolsOfBlockedTensorsRunBlocked) {
 
 TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   // SqueezeNet's fire module: a squeeze conv, two expand convs, their outputs concatenated.
-  // Tensors of different blocks are gathered into the output's blocks; a Concat with an
-  // NCHW input leaves the layout.
+  // Tensors of different blocks are gathered into the output's blocks (AVX2's: 24
+  // channels take blocks of 8); a Concat with an NCHW input leaves the layout.
+  ops::FloatLanesScope avx2(8);
   TestGraph t;
   graph::Value* x = t.input("x", {1, 16, 5, 5});
   graph::Value* s =
