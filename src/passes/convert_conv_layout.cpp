@@ -498,15 +498,14 @@ class LayoutConverter {
     auto inner = gathers_.find(gather.inputs[0]);
     if (inner == gathers_.end()) return gather;
     const ChannelGather& a = inner->second;
-    if (a.whole_concatenation()) {
-      gather.inputs = a.inputs;
-      gather.channels = a.channels;
-    } else if (gather.groups == 1) {
-      gather.inputs = a.inputs;
-      gather.channels = a.channels;
+    bool window = !a.whole_concatenation();
+    if (window && gather.groups != 1) return gather;
+    if (window) {
       gather.groups = a.groups;
       gather.start += a.start;
     }
+    gather.inputs = a.inputs;
+    gather.channels = a.channels;
     return gather;
   }
 
