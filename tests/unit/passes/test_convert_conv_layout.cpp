@@ -3,6 +3,7 @@
 #include "ops/cpu_features.h"
 #include "passes/convert_conv_layout.h"
 #include "passes/infer_types.h"
+#include "passes/pipeline.h"
 #include "passes_test_util.h"
 
 namespace tessel::passes {
@@ -235,6 +236,15 @@ TEST(ConvertConvLayout, ChannelShuffleConcatAndSlicesOfPartBlocksStayBlocked) {
   // A shuffle whose 5-d values have other readers runs in NCHW.
   std::string kept = graph::to_string(converted(shuffle_unit(true)));
   EXPECT_NE(kept.find("%swapped = Transpose(%split)"), std::string::npos) << kept;
+}
+
+TEST(ConvertConvLayout, DefaultPipelineDropsGathersThatOthersReadThrough) {
+  // The gathers of the concatenation and of the whole shuffle lose their readers to the
+  // slice's gather; the pipeline's dead-code pass after the conversion removes them.
+  std::string text = graph::to_string(run_pipeline(shuffle_unit(false), default_pipeline()));
+  EXPECT_EQ(count_of(text, "tessel.ChannelGatherNCHWc"), 3) << text;  // left, right, first
+  EXPECT_EQ(text.find("%joined_nchwc ="), std::string::npos) << text;
+  EXPECT_EQ(text.find("%shuffled_nchwc ="), std::string::npos) << text;
 }
 
 TEST(ConvertConvLayout, PaddedChannelCountsTakeTheBlockTheVectorWidthFavours) {
