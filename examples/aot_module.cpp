@@ -43,8 +43,7 @@ int main(int argc, char** argv) {
   std::string path = argc > 1 ? argv[1] : "./tessel_example_kernels.so";
   try {
     // Compile: loop IR -> LLVM -> object -> shared library.
-    tessel::codegen::emit_shared_library({build_kernel(rows, cols)},
-                                         tessel::codegen::Target::host(), path);
+    tessel::codegen::emit_shared_library({build_kernel(rows, cols)}, tessel::target::host(), path);
     // Run: only the runtime is needed from here on.
     tessel::runtime::Module module = tessel::runtime::Module::load(path);
     tessel_kernel kernel = module.get_function("axpb_relu");

@@ -19,7 +19,7 @@ void show(const char* step, const schedule::Schedule& s, const std::vector<te::T
 int main() {
   te::Tensor a = te::placeholder({64, 32}, ir::DataType::Float(32), "A");
   te::Tensor b = te::placeholder({32, 48}, ir::DataType::Float(32), "B");
-  te::Tensor c = ops::matmul(a, b, "C");
+  te::Tensor c = ops::matmul(a, b, /*panel=*/32, "C");  // B packed in panels of 32 columns
   std::vector<te::Tensor> args = {a, b, c};
   schedule::Schedule s({c});
   show("as written", s, args);

@@ -22,8 +22,8 @@ namespace tessel::autotune {
 
 struct MeasureOptions {
   int threads = 0;  ///< threads the kernels run with (0: the runtime's default)
-  /// The build target (empty: the host); it must run on this machine.
-  std::string target;
+  /// The build target; it must run on this machine.
+  target::Target target = target::host();
   int repeats = 3;                   ///< timed repeats per candidate
   double min_repeat_seconds = 0.02;  ///< each repeat runs the kernel at least this long and
                                      ///< gives its fastest run

@@ -8,9 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "codegen/llvm/target.h"
 #include "ir/functor.h"
-#include "ops/cpu_features.h"
 #include "support/error.h"
 #include "te/dag.h"
 
@@ -97,11 +95,9 @@ std::shared_ptr<schedule::Schedule> Task::schedule_at(const Point& point) const 
                                     : kernel->scheduler->schedule(knobs);
 }
 
-std::string target_key(const std::string& target, int threads) {
-  const codegen::Target parsed =
-      target.empty() ? codegen::Target::host() : codegen::Target::parse(target);
+std::string target_key(const target::Target& target, int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return "llvm -mcpu=" + parsed.cpu + " -lanes=" + std::to_string(parsed.float_lanes()) +
+  return "llvm -mcpu=" + target.cpu + " -lanes=" + std::to_string(target.float_lanes()) +
          " -threads=" + std::to_string(threads);
 }
 
@@ -136,20 +132,20 @@ namespace {
 /// kernel's.
 void add_group(TaskSet& set, const compiler::FusedGroup& group,
                const passes::RunTimeExtents& run_time, compiler::FoldCache& fold_cache,
-               std::map<std::string, size_t>& index_of_key, const std::string& target,
-               SearchKind search, int64_t runs) {
+               std::map<std::string, size_t>& index_of_key, const target::Target& target,
+               const std::string& target_text, SearchKind search, int64_t runs) {
   const compiler::FusedGroup* built = &group;
   if (std::optional<compiler::RowBlocks> blocks = compiler::row_blocks(group, run_time)) {
     set.row_blocks.push_back(std::make_shared<const compiler::RowBlocks>(std::move(*blocks)));
     built = &set.row_blocks.back()->group;
   }
-  auto kernel =
-      std::make_shared<compiler::GroupKernel>(compiler::build_group_kernel(*built, fold_cache));
+  auto kernel = std::make_shared<compiler::GroupKernel>(
+      compiler::build_group_kernel(*built, target, fold_cache));
   bool any_elements = false;
   for (const graph::TensorType& type : kernel->output_types)
     any_elements |= type.num_elements() > 0;
   if (!any_elements) return;  // compile_graph launches nothing for it
-  std::string key = task_key(*kernel, target);
+  std::string key = task_key(*kernel, target_text);
   auto [found, added] = index_of_key.try_emplace(key, set.tasks.size());
   if (!added) {
     set.tasks[found->second].weight += static_cast<int>(runs);
@@ -157,7 +153,7 @@ void add_group(TaskSet& set, const compiler::FusedGroup& group,
   }
   Task task;
   task.key = key;
-  task.target = target;
+  task.target = target_text;
   task.name = group.label() + " " + shape_text(kernel->output_types.at(0));
   task.weight = static_cast<int>(runs);
   task.flops = count_flops(kernel->scheduler->outputs());
@@ -200,7 +196,8 @@ TaskSet extract_tasks(std::shared_ptr<const graph::Graph> graph,
         continue;
       }
       if (group.data_dependent()) continue;  // run by the runtime: no kernel to tune
-      add_group(set, group, run_time, fold_cache, index_of_key, target, search, runs);
+      add_group(set, group, run_time, fold_cache, index_of_key, options.build.target, target,
+                search, runs);
     }
   };
   add_graph(*graph, 1);

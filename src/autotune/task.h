@@ -53,10 +53,11 @@ struct TaskSet {
   std::vector<Task> tasks;  ///< in order of first launch
 };
 
-/// The key of a target (a codegen target string, "" for the host) run with `threads`
-/// threads (0: one per hardware thread): "llvm -mcpu=<cpu> -lanes=<float lanes> -threads=<n>".
-/// Records are kept per key: a schedule's speed depends on all three.
-std::string target_key(const std::string& target = "", int threads = 0);
+/// The key of `target` run with `threads` threads (0: one per hardware thread):
+/// "llvm -mcpu=<cpu> -lanes=<float lanes> -threads=<n>". Records are kept per key: a
+/// schedule's speed depends on all three, and a record of one vector width never applies to
+/// another.
+std::string target_key(const target::Target& target, int threads = 0);
 
 /// The key of a kernel's computation on `target` (a target_key).
 std::string task_key(const compiler::GroupKernel& kernel, const std::string& target);

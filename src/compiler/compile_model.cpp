@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "codegen/llvm/jit.h"
-#include "codegen/llvm/target.h"
 #include "compiler/plan_builder.h"
 #include "compiler/symbolic_batch.h"
 #include "driver/export_model.h"
@@ -24,15 +23,8 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 
 }  // namespace
 
-TargetLanesScope::TargetLanesScope(const std::string& target) {
-  if (!target.empty()) scope_.emplace(codegen::Target::parse(target).float_lanes());
-}
-
-TargetLanesScope::~TargetLanesScope() = default;
-
 CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& options,
                             const SymbolicBatch* batch) {
-  TargetLanesScope lanes(options.build.target);
   CompiledModel model;
   model.plan.name = graph.name;
   model.plan.num_threads = options.num_threads;
@@ -43,11 +35,11 @@ CompiledModel compile_graph(const graph::Graph& graph, const CompileOptions& opt
 std::shared_ptr<const graph::Graph> optimize_graph(
     const graph::Graph& graph, const std::vector<graph::TensorType>& input_types,
     const std::vector<const runtime::NDArray*>& input_values, const CompileOptions& options) {
-  TargetLanesScope lanes(options.build.target);
   auto start = std::chrono::steady_clock::now();
   graph::Graph specialised = passes::specialize_inputs(graph, input_types, input_values);
   auto optimised = std::make_shared<const graph::Graph>(passes::run_pipeline(
-      specialised, passes::default_pipeline(options.passes), options.pipeline));
+      specialised, passes::default_pipeline(options.build.target, options.passes),
+      options.pipeline));
   if (options.progress)
     *options.progress << "graph passes: " << graph.nodes().size() << " -> "
                       << optimised->nodes().size() << " nodes in " << elapsed_ms(start) << " ms\n";
@@ -90,7 +82,7 @@ void export_model(const CompiledModel& model, const std::string& path,
 
 runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& options) {
   codegen::JitOptions jit;
-  if (!options.target.empty()) jit.target = codegen::Target::parse(options.target);
+  jit.target = options.target;
   jit.ir_out = options.llvm_ir_out;
   jit.asm_out = options.asm_out;
   auto module = std::make_shared<codegen::JitModule>(model.kernels, jit);

@@ -17,7 +17,6 @@
 #include "driver/build.h"
 #include "graph/graph.h"
 #include "ir/stmt.h"
-#include "ops/cpu_features.h"
 #include "passes/pipeline.h"
 #include "runtime/model.h"
 #include "runtime/model_plan.h"
@@ -44,19 +43,6 @@ struct CompileOptions {
   std::ostream* progress = nullptr;
   /// When set, may replace each distinct kernel's default schedule.
   ScheduleChooser choose_schedule;
-};
-
-/// Sizes schedules and templates by the vector width of `target` (a target description;
-/// empty: the host, and nothing changes) while it lives. compile_graph and optimize_graph
-/// hold one; hold one too while scheduling a compiled kernel again for another target
-/// (e.g. tuning it).
-class TargetLanesScope {
- public:
-  explicit TargetLanesScope(const std::string& target);
-  ~TargetLanesScope();
-
- private:
-  std::optional<ops::FloatLanesScope> scope_;
 };
 
 struct CompileStats {

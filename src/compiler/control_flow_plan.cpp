@@ -81,7 +81,7 @@ std::shared_ptr<const graph::Graph> optimize_body(
     const std::vector<const runtime::NDArray*>& values, const CompileOptions& options) {
   return std::make_shared<const graph::Graph>(
       passes::run_pipeline(passes::specialize_inputs(body, types, values, false),
-                           passes::default_pipeline(options.passes)));
+                           passes::default_pipeline(options.build.target, options.passes)));
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ bool computes_reduction(const std::vector<te::Tensor>& outputs) {
 
 }  // namespace
 
-GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache) {
+GroupKernel build_group_kernel(const FusedGroup& group, const target::Target& target,
+                               FoldCache& fold_cache) {
   GroupKernel result;
   std::ostringstream key;
   std::map<const graph::Value*, Built> built;
@@ -118,6 +119,7 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache) {
       if (value_input && in->constant) describe_data(key, *in->constant);
     }
     contexts.push_back(std::make_unique<ops::OpContext>(node, def, types, values));
+    contexts.back()->set_target(&target);
     const ops::OpContext& ctx = *contexts.back();
     for (int i : def.value_inputs)
       if (ctx.has_input(static_cast<size_t>(i)) && !ctx.input_value(static_cast<size_t>(i)))
@@ -199,7 +201,7 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache) {
     scheduled_context = std::move(contexts[index]);
   }
   result.scheduler = std::make_shared<GroupScheduler>(root_outputs, intermediates,
-                                                      std::move(scheduled_context));
+                                                      std::move(scheduled_context), target);
   result.schedule = result.scheduler->schedule();
 
   // In place: an element-wise group may write its output over an input of the same shape.
@@ -221,10 +223,13 @@ GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache) {
 
 GroupScheduler::GroupScheduler(std::vector<te::Tensor> outputs,
                                std::vector<te::Tensor> intermediates,
-                               std::unique_ptr<ops::OpContext> scheduled)
+                               std::unique_ptr<ops::OpContext> scheduled, target::Target target)
     : outputs_(std::move(outputs)),
       intermediates_(std::move(intermediates)),
-      scheduled_(std::move(scheduled)) {}
+      scheduled_(std::move(scheduled)),
+      target_(std::move(target)) {
+  if (scheduled_) scheduled_->set_target(&target_);
+}
 
 GroupScheduler::~GroupScheduler() = default;
 
@@ -253,7 +258,7 @@ std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValu
     ctx.set_knobs(&knobs);
     scheduled_->def().schedule(ctx, s, outputs_);
   } else {
-    ops::schedule_generic(s, outputs_);
+    ops::schedule_generic(s, outputs_, target_);
   }
   return result;
 }
@@ -267,13 +272,13 @@ std::shared_ptr<schedule::Schedule> GroupScheduler::generated_schedule(
     const ops::KnobValues& knobs) const {
   std::shared_ptr<schedule::Schedule> result = inlined_chain();
   ops::GeneratedKnobs chosen(knobs);
-  ops::schedule_generated(*result, chosen);
+  ops::schedule_generated(*result, chosen, target_);
   return result;
 }
 
 ops::TuningSpace GroupScheduler::generated_space() const {
   ops::GeneratedKnobs declared;
-  ops::schedule_generated(*inlined_chain(), declared);
+  ops::schedule_generated(*inlined_chain(), declared, target_);
   return declared.space();
 }
 

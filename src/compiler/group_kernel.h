@@ -46,11 +46,12 @@ struct GroupKernel {
 
 /// Schedules a group's DAG: the chain's intermediate results inlined, then the schedule of
 /// the anchor (or of the single node; the generic one otherwise) at chosen knob values.
-/// Keeps pointers into the graph the group came from. Thread-safe.
+/// Keeps pointers into the graph the group came from, and its own copy of the target the
+/// schedules are for. Thread-safe.
 class GroupScheduler {
  public:
   GroupScheduler(std::vector<te::Tensor> outputs, std::vector<te::Tensor> intermediates,
-                 std::unique_ptr<ops::OpContext> scheduled);
+                 std::unique_ptr<ops::OpContext> scheduled, target::Target target);
   ~GroupScheduler();
   /// The DAG's outputs (the kernel's output arguments).
   const std::vector<te::Tensor>& outputs() const { return outputs_; }
@@ -71,13 +72,16 @@ class GroupScheduler {
   std::vector<te::Tensor> intermediates_;
   /// The node whose operator schedules the group; nullptr: the generic schedule.
   std::unique_ptr<ops::OpContext> scheduled_;
+  target::Target target_;
 };
 
 /// Builds the tensor expressions and the schedule of `group`. Node types come from the
 /// graph's values (the graph must be typed); constants are the values' data, and the
-/// stages that read only constants are folded (kernels shared through `fold_cache`).
-/// Throws CompileError naming the node whose operator fails.
-GroupKernel build_group_kernel(const FusedGroup& group, FoldCache& fold_cache);
+/// stages that read only constants are folded (kernels shared through `fold_cache`). The
+/// computes and schedules are sized for `target`. Throws CompileError naming the node whose
+/// operator fails.
+GroupKernel build_group_kernel(const FusedGroup& group, const target::Target& target,
+                               FoldCache& fold_cache);
 
 /// Lowers and optimises a group kernel into the function `name`.
 ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,

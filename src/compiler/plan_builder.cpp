@@ -176,7 +176,8 @@ void PlanBuilder::emit_group(const FusedGroup& group, size_t index, size_t count
   // A group whose values carry a run-time extent along their leading axis runs per block
   // of rows, as many blocks as the run's extent reaches.
   std::optional<RowBlocks> blocks = row_blocks(group, run_time_);
-  GroupKernel kernel = build_group_kernel(blocks ? blocks->group : group, fold_cache_);
+  GroupKernel kernel =
+      build_group_kernel(blocks ? blocks->group : group, options_.build.target, fold_cache_);
   auto original = [&](const graph::Value* value) -> const graph::Value* {
     if (!blocks || !value) return value;
     auto found = blocks->original.find(value);

@@ -17,10 +17,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
-codegen::Target target_of(const BuildOptions& options) {
-  return options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
-}
-
 }  // namespace
 
 void Kernel::run(const std::vector<void*>& args) const {
@@ -52,7 +48,7 @@ void export_library(const schedule::Schedule& schedule, const std::vector<te::Te
                     const std::string& name, const std::string& path,
                     const BuildOptions& options) {
   ir::PrimFunc func = lower_and_optimize(schedule, args, name, options.passes);
-  codegen::emit_shared_library({func}, target_of(options), path);
+  codegen::emit_shared_library({func}, options.target, path);
 }
 
 Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
@@ -69,7 +65,7 @@ Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& 
 
   start = std::chrono::steady_clock::now();
   codegen::JitOptions jit;
-  jit.target = target_of(options);
+  jit.target = options.target;
   jit.ir_out = options.llvm_ir_out;
   jit.asm_out = options.asm_out;
   kernel.module_ = std::make_shared<codegen::JitModule>(std::vector{kernel.optimized_}, jit);

@@ -14,6 +14,7 @@
 #include "ir/stmt.h"
 #include "runtime/tessel_runtime.h"
 #include "schedule/schedule.h"
+#include "target/host.h"
 #include "tir/pipeline.h"
 
 namespace tessel::codegen {
@@ -23,8 +24,9 @@ class JitModule;
 namespace tessel::driver {
 
 struct BuildOptions {
-  /// Target description, e.g. "llvm -mcpu=native"; empty means the host CPU.
-  std::string target;
+  /// The machine the kernels are generated for (target/parse_target.h makes one from a
+  /// description such as "llvm -mcpu=haswell" or "x86-64-avx2").
+  target::Target target = target::host();
   /// Printing, timing, verification and early stop of the loop-IR passes.
   tir::PassOptions passes;
   /// When set, receive the optimised LLVM IR / the assembly of the kernel.

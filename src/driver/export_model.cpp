@@ -88,9 +88,7 @@ void export_model(const std::vector<ir::PrimFunc>& kernels, const runtime::Model
   std::string text = s.str();
   write_file(asm_file.path(), text.data(), text.size(), "export_model");
 
-  codegen::Target target =
-      options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
-  codegen::emit_shared_library(kernels, target, path, {asm_file.path()});
+  codegen::emit_shared_library(kernels, options.target, path, {asm_file.path()});
 }
 
 }  // namespace tessel::driver

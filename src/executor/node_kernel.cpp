@@ -152,6 +152,7 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
                         const driver::BuildOptions& options) {
   const ops::OpDef& def = find_op(node);
   ops::OpContext ctx(node, def, input_types, input_values);
+  ctx.set_target(&options.target);
   NodeKernel result;
   result.output_types = infer_outputs(ctx);
   if (def.fold) {
@@ -202,7 +203,7 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   if (def.schedule)
     def.schedule(ctx, schedule, outputs);
   else
-    ops::schedule_generic(schedule, outputs);
+    ops::schedule_generic(schedule, outputs, options.target);
   try {
     result.kernel =
         std::make_shared<driver::Kernel>(driver::build(schedule, args, kernel_name(node), options));

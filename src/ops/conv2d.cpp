@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "ops/cpu_features.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -58,7 +58,10 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
   te::Tensor padded = pad_spatial(data, p.pad, name);
 
-  int64_t block = p.weight_block > 0 ? p.weight_block : 2 * target_float_lanes();
+  if (p.weight_block <= 0)
+    TESSEL_USER_ERROR("conv2d '", name, "': the weight block must be positive, got ",
+                      p.weight_block);
+  int64_t block = p.weight_block;
   int64_t blocks = (k + block - 1) / block;
   te::Tensor packed = te::compute(
       {blocks, c, r, s, block},
@@ -91,8 +94,8 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 
 Conv2dConfig default_conv2d_config() { return Conv2dConfig{}; }
 
-int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column) {
-  int64_t accumulators = target_float_lanes() >= 16 ? 24 : 10;
+int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column, const target::Target& target) {
+  int64_t accumulators = direct_conv_accumulators(target);
   int64_t widest = std::max<int64_t>(1, accumulators / std::max<int64_t>(1, vectors_per_column));
   int64_t best = widest, best_padded = (ow + widest - 1) / widest * widest;
   for (int64_t t = widest - 1; t >= widest / 2 + 1; --t) {
@@ -106,7 +109,8 @@ int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column) {
 }
 
 void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
-                         const Conv2dConfig& config, const te::Tensor& given_epilogue) {
+                         const target::Target& target, const Conv2dConfig& config,
+                         const te::Tensor& given_epilogue) {
   // Given conv2d_nchw's "<name>.k" stage, the convolution is the stage it reads and it is
   // the epilogue itself.
   te::Tensor out = conv_output, epilogue = given_epilogue;
@@ -131,7 +135,7 @@ void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& conv_output,
   auto [ko, ki] = s.split(tiled, axes[1], block);
   int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
                                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
-                                                             block / target_float_lanes());
+                                                             block / target.float_lanes(), target);
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   s.reorder(tiled, {axes[0], ko, axes[2], owo, ki, owi});
   std::string outer = s.fuse(tiled, s.fuse(tiled, axes[0], ko), axes[2]);

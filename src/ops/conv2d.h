@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops {
@@ -13,8 +14,8 @@ namespace tessel::ops {
 struct Conv2dParams {
   int64_t stride = 1;
   int64_t pad = 0;
-  /// Output channels per weight block (the vector of the inner loop); 0: fitted to the host
-  /// (two vectors of floats).
+  /// Output channels per weight block (the vector of the inner loop): two of the target's
+  /// vectors of floats (conv2d_weight_block).
   int64_t weight_block = 0;
 };
 
@@ -45,13 +46,18 @@ struct Conv2dConfig {
 /// The default knobs (tiles fitted to each convolution).
 Conv2dConfig default_conv2d_config();
 
+/// Output channels per packed weight block of conv2d_nchw on `target`: two vectors.
+inline int64_t conv2d_weight_block(const target::Target& target) {
+  return 2 * target.float_lanes();
+}
+
 /// Output columns per register tile of a direct convolution `ow` wide whose columns each
 /// hold `vectors_per_column` vectors of output channels: as many as fit the host's
 /// registers next to the weights, the broadcast input and LLVM's temporaries (10
 /// accumulators with AVX2, 24 with AVX-512; more run at half speed or spill, measured on
 /// ResNet's layers); among the wider half of the candidates, the one whose tiles waste the
 /// fewest columns (7 columns take 4 + 3, not 5 + 2), the wider on a tie.
-int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column);
+int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column, const target::Target& target);
 
 /// Each tile of one block of kb output channels x tile_ow columns of one output row is
 /// accumulated in registers over (c, ry, rx): per step, the kb weights of the block are
@@ -62,7 +68,7 @@ int64_t fitted_conv_tile_ow(int64_t ow, int64_t vectors_per_column);
 /// of out's shape reading out element by element: bias, residual add, activation, with the
 /// stages between inlined) is computed per tile from the registers, and `out` is never
 /// stored.
-void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const Conv2dConfig& config,
-                         const te::Tensor& epilogue = {});
+void schedule_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out, const target::Target& target,
+                         const Conv2dConfig& config, const te::Tensor& epilogue = {});
 
 }  // namespace tessel::ops

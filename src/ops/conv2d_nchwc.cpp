@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "ops/conv2d.h"
-#include "ops/cpu_features.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -178,22 +178,20 @@ bool default_conv_pad_in_place(bool depthwise) {
   return depthwise;
 }
 
-int64_t widest_register_tile(int64_t vectors) {
-  // Accumulator vectors that leave registers for the operands (32 with AVX-512, 16 AVX2).
-  int64_t budget = target_float_lanes() >= 16 ? 28 : 13;
-  return std::max<int64_t>(1, budget / vectors);
+int64_t widest_register_tile(int64_t vectors, const target::Target& target) {
+  return std::max<int64_t>(1, blocked_conv_accumulators(target) / vectors);
 }
 
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
                                       int64_t in_block, ConvChannels channels, bool pointwise,
-                                      bool padded) {
+                                      bool padded, const target::Target& target) {
   TuningSpace space;
   bool lane_groups = channels != ConvChannels::Dense;
   space.template_name = channels == ConvChannels::Depthwise    ? "conv2d_nchwc_depthwise"
                         : channels == ConvChannels::LaneGroups ? "conv2d_nchwc_grouped"
                         : pointwise                            ? "conv2d_nchwc_1x1"
                                                                : "conv2d_nchwc";
-  int64_t widest = widest_register_tile(vectors);
+  int64_t widest = widest_register_tile(vectors, target);
   std::vector<int64_t> tile_ow;
   for (int64_t t = 1; t <= std::min(widest, output[3]); ++t) tile_ow.push_back(t);
   space.knobs.push_back({"tile_ow", tile_ow});
@@ -248,7 +246,8 @@ int64_t lane_group_vector(const te::Tensor& out, const te::Tensor& padded,
 }  // namespace
 
 void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
-                               const te::Tensor& epilogue, const Conv2dNchwcConfig& config) {
+                               const target::Target& target, const te::Tensor& epilogue,
+                               const Conv2dNchwcConfig& config) {
   const te::Tensor& padded = out.op()->inputs.at(0);
   const te::Tensor& packed = out.op()->inputs.at(1);
   // Groups in lanes (depthwise included): weights [kb, ry, rx, (j,) kk], each lane reducing
@@ -259,7 +258,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   bool grouped = lane_groups || (padded.ndim() == 5 && *ir::as_const_int(packed.shape()[1]) <
                                                            *ir::as_const_int(padded.shape()[1]));
   int64_t block = *ir::as_const_int(out.shape()[4]);
-  int64_t vectors = std::max<int64_t>(1, block / target_float_lanes());
+  int64_t vectors = std::max<int64_t>(1, block / target.float_lanes());
   te::Tensor acc = s.cache_write(out, "local");
   // With an epilogue, each tile goes from the registers through the epilogue to memory.
   // (Inlining rebuilds the epilogue's operation: it is named by its stage from here on.)
@@ -272,9 +271,9 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   int64_t tile_kb = config.tile_kb > 0
                         ? config.tile_kb
                         : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), grouped);
-  int64_t tile_ow = config.tile_ow > 0
-                        ? config.tile_ow
-                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]), vectors * tile_kb);
+  int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
+                                       : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
+                                                             vectors * tile_kb, target);
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   // The register tile: tile_kb channel blocks x tile_oh rows x tile_ow columns, inside the
   // loops over tiles (n, channel blocks, rows, column tiles).
@@ -342,7 +341,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
       s.compute_inline(padded);
     } else {
       // Blocked data is copied in vectors of a channel block, in parallel over the blocks;
-      // NCHW data (a model's input) along its rows in vectors of the host's width, which
+      // NCHW data (a model's input) along its rows in vectors of the target's width, which
       // read plainly but at the rows' ends, in parallel over the rows.
       std::vector<std::string> pad_loops = s.stage(padded).leaves;
       std::string rows = s.fuse(padded, pad_loops[0], pad_loops[1]);
@@ -350,7 +349,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
         s.vectorize(padded, pad_loops.back());
       } else {
         rows = s.fuse(padded, rows, pad_loops[2]);
-        s.vectorize(padded, s.split(padded, pad_loops[3], target_float_lanes()).second);
+        s.vectorize(padded, s.split(padded, pad_loops[3], target.float_lanes()).second);
       }
       s.parallel(padded, rows);
     }

@@ -10,6 +10,7 @@
 
 #include "ops/knobs.h"
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops {
@@ -101,16 +102,16 @@ bool default_conv_pad_in_place(bool depthwise);
 int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input);
 
 /// The most columns of `vectors` accumulator vectors each that a register tile may hold in
-/// the tuning spaces: the host's vector registers less those the operands need.
-int64_t widest_register_tile(int64_t vectors);
+/// the tuning spaces: the target's vector registers less those the operands need.
+int64_t widest_register_tile(int64_t vectors, const target::Target& target);
 
 /// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1", "conv2d_nchwc_depthwise"
 /// or "conv2d_nchwc_grouped") for an output [N, K/x, OH, OW, x] whose blocks hold `vectors`
-/// host vectors, with input blocks of `in_block` channels (1: NCHW data); a `padded`
+/// target vectors, with input blocks of `in_block` channels (1: NCHW data); a `padded`
 /// convolution may read its input in place.
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
                                       int64_t in_block, ConvChannels channels, bool pointwise,
-                                      bool padded);
+                                      bool padded, const target::Target& target);
 /// The default configuration of the convolution `p` with the knobs chosen in `knobs`.
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwcParams& p);
 
@@ -122,7 +123,7 @@ Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, const Conv2dNchwc
 /// between inlined: bias, residual add, activation) is computed per tile from the
 /// registers, and `out` is never stored.
 void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
-                               const te::Tensor& epilogue = {},
+                               const target::Target& target, const te::Tensor& epilogue = {},
                                const Conv2dNchwcConfig& config = {});
 
 }  // namespace tessel::ops

@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "ops/conv2d.h"
-#include "ops/cpu_features.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -246,10 +246,10 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& weigh
 }
 
 TuningSpace conv2d_winograd_tuning_space(int64_t tiles, int64_t blocks, int64_t vectors,
-                                         int64_t in_block) {
+                                         int64_t in_block, const target::Target& target) {
   TuningSpace space;
   space.template_name = "conv2d_nchwc_winograd";
-  int64_t widest = widest_register_tile(vectors);
+  int64_t widest = widest_register_tile(vectors, target);
   std::vector<int64_t> tile_p;
   for (int64_t t = 1; t <= std::min(widest, tiles); ++t) tile_p.push_back(t);
   space.knobs.push_back({"tile_p", tile_p});
@@ -270,7 +270,8 @@ Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs) {
 }
 
 void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
-                                  const te::Tensor& epilogue, const Conv2dWinogradConfig& config) {
+                                  const target::Target& target, const te::Tensor& epilogue,
+                                  const Conv2dWinogradConfig& config) {
   std::string base = s.stage(out).name;
   te::Tensor products = s.tensor(base + ".wino_gemm");
   te::Tensor input = s.tensor(base + ".wino_input");
@@ -281,7 +282,7 @@ void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
                            : products.op()->inputs.at(0);
   int64_t tile = const_dim(products, 0) - 2;  // alpha = m + 2
   int64_t blocks = const_dim(products, 2), tiles = const_dim(products, 3);
-  int64_t vectors = std::max<int64_t>(1, const_dim(products, 4) / target_float_lanes());
+  int64_t vectors = std::max<int64_t>(1, const_dim(products, 4) / target.float_lanes());
 
   // The output transform per m x m tile, through the epilogue.
   std::string tiled = base;
@@ -303,7 +304,8 @@ void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
   std::string gemm = s.stage(products).name;
   std::vector<std::string> loops = s.stage(gemm).roots;  // e, nu, kb, p, kk
   int64_t tile_kb = config.tile_kb > 0 ? config.tile_kb : default_conv_tile_kb(blocks, false);
-  int64_t tile_p = config.tile_p > 0 ? config.tile_p : fitted_conv_tile_ow(tiles, vectors * tile_kb);
+  int64_t tile_p =
+      config.tile_p > 0 ? config.tile_p : fitted_conv_tile_ow(tiles, vectors * tile_kb, target);
   auto [po, pi] = s.split(gemm, loops[3], tile_p);
   std::string kb_outer = loops[2];
   if (tile_kb > 1) {

@@ -59,9 +59,9 @@ struct Conv2dWinogradConfig {
 };
 
 /// The Winograd template ("conv2d_nchwc_winograd") for `tiles` tiles and `blocks` output
-/// blocks of `vectors` host vectors each, input blocks of `in_block` channels.
+/// blocks of `vectors` target vectors each, input blocks of `in_block` channels.
 TuningSpace conv2d_winograd_tuning_space(int64_t tiles, int64_t blocks, int64_t vectors,
-                                         int64_t in_block);
+                                         int64_t in_block, const target::Target& target);
 Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs);
 
 /// The padding and the input transform run in parallel over tiles, each tile's alpha^2
@@ -71,7 +71,7 @@ Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs);
 /// `epilogue` (bias, residual add, activation; see schedule_conv2d_nchwc_cpu) applied to
 /// each value before it is stored.
 void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
-                                  const te::Tensor& epilogue = {},
+                                  const target::Target& target, const te::Tensor& epilogue = {},
                                   const Conv2dWinogradConfig& config = {});
 
 }  // namespace tessel::ops

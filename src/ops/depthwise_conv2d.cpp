@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "ops/cpu_features.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -53,9 +53,10 @@ te::Tensor depthwise_conv2d_nchw(const te::Tensor& data, const te::Tensor& weigh
       name, {"n", "c", "oh", "ow"});
 }
 
-void schedule_depthwise_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out) {
+void schedule_depthwise_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out,
+                                   const target::Target& target) {
   const te::Tensor& phases = out.op()->inputs.at(0);
-  int64_t lanes = target_float_lanes();
+  int64_t lanes = target.float_lanes();
   int64_t ow = *ir::as_const_int(out.shape()[3]);
   // Up to four vectors of columns: independent accumulation chains.
   int64_t tile = std::min<int64_t>(4 * lanes, (ow + lanes - 1) / lanes * lanes);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops {
@@ -20,6 +21,7 @@ te::Tensor depthwise_conv2d_nchw(const te::Tensor& data, const te::Tensor& weigh
 /// Each row of outputs is accumulated in registers, several vectors of columns at a time
 /// (independent accumulators), over the unrolled kernel window; rows of every channel run
 /// in parallel, and so does the padding. `out` must come from depthwise_conv2d_nchw.
-void schedule_depthwise_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out);
+void schedule_depthwise_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out,
+                                   const target::Target& target);
 
 }  // namespace tessel::ops

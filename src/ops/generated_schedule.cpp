@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <set>
 
-#include "ops/cpu_features.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -270,8 +270,8 @@ int64_t GeneratedKnobs::choose(const std::string& name, const std::vector<int64_
   return chosen_ ? chosen_->get(name, values.front()) : values.front();
 }
 
-void schedule_generated(Schedule& s, GeneratedKnobs& knobs) {
-  const int64_t lanes = target_float_lanes();
+void schedule_generated(Schedule& s, GeneratedKnobs& knobs, const target::Target& target) {
+  const int64_t lanes = target.float_lanes();
   // Element-wise intermediates: inlined or kept.
   std::vector<std::string> kept;
   for (const Stage& stage : std::vector<Stage>(s.stages())) {

@@ -25,6 +25,7 @@
 
 #include "ops/knobs.h"
 #include "schedule/schedule.h"
+#include "target/target.h"
 
 namespace tessel::ops {
 
@@ -49,7 +50,7 @@ class GeneratedKnobs {
 /// Schedules every stage of `s` by the rules above at the values `knobs` hands out, and sets
 /// knobs.space().template_name to "auto.<rule>" (the rule that shaped the output:
 /// injective, tiled_reduction, row_reduction or multi_output). Schedule errors propagate.
-void schedule_generated(schedule::Schedule& s, GeneratedKnobs& knobs);
+void schedule_generated(schedule::Schedule& s, GeneratedKnobs& knobs, const target::Target& target);
 
 /// Whether a reduction's innermost reduction loop is worth factoring over vector lanes: its
 /// float32 result is narrower than a vector and the loop holds two vectors or more.

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 
-#include "ops/cpu_features.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
 
-te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name,
-                  int64_t panel) {
+te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, int64_t panel,
+                  const std::string& name) {
   if (a.ndim() < 2 || b.ndim() != 2)
     TESSEL_USER_ERROR("matmul '", name, "': the left operand must be at least 2-d and the right "
                       "one 2-d, got ", a.ndim(), "-d '", a.name(), "' and ", b.ndim(), "-d '",
@@ -17,7 +17,7 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
   const int64_t* n_extent = ir::as_const_int(b.shape()[1]);
   if (!n_extent) TESSEL_USER_ERROR("matmul '", name, "': the columns of '", b.name(), "' must be a constant");
   int64_t n = *n_extent;
-  if (panel <= 0) panel = 2 * target_float_lanes();
+  if (panel <= 0) TESSEL_USER_ERROR("matmul '", name, "': the panel must be positive, got ", panel);
   int64_t panels = (n + panel - 1) / panel;
   const ir::Expr& k_extent = b.shape()[0];
   te::Tensor packed = te::compute(
@@ -76,24 +76,23 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& n
       name + ".nd");
 }
 
-MatmulConfig default_matmul_config() {
+MatmulConfig default_matmul_config(const target::Target& target) {
   MatmulConfig config;
-  // 6 rows of two panels (four vectors) take 24 of AVX-512's 32 registers; with AVX2, 6
-  // rows of one panel 12 of its 16 (two panels would leave room for 2 rows only).
   config.tile_m = 6;
-  config.tile_n = target_float_lanes() >= 16 ? 2 : 1;
+  config.tile_n = matmul_default_panels(target);
   return config;
 }
 
-TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k) {
+TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k,
+                                const target::Target& target) {
   // Accumulators of tile_m rows x two vectors, plus the two vectors of B, fit the registers.
-  int64_t max_rows = target_float_lanes() >= 16 ? 14 : 6;
+  int64_t max_rows = matmul_max_rows(target);
   TuningSpace space{"matmul", {}};
   space.knobs.push_back(
       {"tile_m", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, std::min(max_rows, rows))});
   // Two panels side by side: four vectors per row, for tiles of at most half the rows
   // (taller ones spill, and measure so).
-  int64_t panel = 2 * target_float_lanes();
+  int64_t panel = matmul_panel(target);
   std::vector<int64_t> tile_n = {1};
   if (columns > panel) tile_n.push_back(2);
   space.knobs.push_back({"tile_n", tile_n});
@@ -111,8 +110,8 @@ TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k) {
   return space;
 }
 
-MatmulConfig matmul_config(const KnobValues& knobs) {
-  MatmulConfig config = default_matmul_config();
+MatmulConfig matmul_config(const KnobValues& knobs, const target::Target& target) {
+  MatmulConfig config = default_matmul_config(target);
   config.tile_m = knobs.get("tile_m", config.tile_m);
   config.tile_n = knobs.get("tile_n", config.tile_n);
   config.tile_k = knobs.get("tile_k", config.tile_k);

@@ -7,6 +7,7 @@
 
 #include "ops/knobs.h"
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops {
@@ -14,12 +15,12 @@ namespace tessel::ops {
 /// C[..., i, j] = sum_k A[..., i, k] * B[k, j] for A: [..., M, K], B: [K, N] (a batch of
 /// left operands shares one right operand). B is read through a stage "<name>.packed" that
 /// lays it out in [N/panel][K][panel] panels (columns padded with zeros to a multiple of
-/// `panel`; 0: two vectors of floats): with B known at compile time, the compiler packs it
+/// `panel`, matmul_panel() of the target): with B known at compile time, the compiler packs it
 /// once. The product is the 2-d stage `name` (loops i, j, k); a batched A is read as one
 /// matrix of batch x M rows (stage "<name>.rows") and the result reshaped back by a stage
 /// "<name>.nd", which is what this returns then.
-te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "C",
-                  int64_t panel = 0);
+te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, int64_t panel,
+                  const std::string& name = "C");
 
 /// The knobs of the CPU matmul schedule (the tile's width is the panel of matmul()).
 struct MatmulConfig {
@@ -39,15 +40,16 @@ struct MatmulConfig {
   bool parallel = true;     ///< run tiles across threads
 };
 
-/// A register-tile height fitted to the host's vector registers.
-MatmulConfig default_matmul_config();
+/// A register tile fitted to the target's vector registers.
+MatmulConfig default_matmul_config(const target::Target& target);
 
 /// The matmul template: knobs tile_m, tile_n, tile_k, unroll_k, rows_outer, pack_rows,
 /// prefetch for a
 /// product of `rows` x `k` by `k` x `columns`, sized to the target's vector registers.
-TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k);
+TuningSpace matmul_tuning_space(int64_t rows, int64_t columns, int64_t k,
+                                const target::Target& target);
 /// default_matmul_config() with the knobs chosen in `knobs`.
-MatmulConfig matmul_config(const KnobValues& knobs);
+MatmulConfig matmul_config(const KnobValues& knobs, const target::Target& target);
 
 /// The blocked CPU schedule: each tile_m x panel tile of C accumulated in registers over K
 /// (or over blocks of tile_k steps, the panel's rows in a local buffer) from one packed

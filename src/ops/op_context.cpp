@@ -196,4 +196,10 @@ const KnobValues& OpContext::knobs() const {
   return knobs_ ? *knobs_ : defaults;
 }
 
+const target::Target& OpContext::target() const {
+  TESSEL_ICHECK(target_ != nullptr, node_.describe(),
+                ": its schedule asked for the target, but the compiler gave the context none");
+  return *target_;
+}
+
 }  // namespace tessel::ops

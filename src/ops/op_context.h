@@ -10,6 +10,7 @@
 
 #include "graph/graph.h"
 #include "ops/knobs.h"
+#include "target/target.h"
 
 namespace tessel::ops {
 
@@ -75,6 +76,12 @@ class OpContext {
   /// Makes the schedule read `knobs` (kept by the caller; nullptr: the defaults).
   void set_knobs(const KnobValues* knobs) { knobs_ = knobs; }
 
+  /// The target the schedule is for; an internal error where the caller set none (contexts
+  /// that only infer types or fold need none).
+  const target::Target& target() const;
+  /// Makes the schedule size itself by `target` (kept by the caller).
+  void set_target(const target::Target* target) { target_ = target; }
+
   /// Throws CompileError "<node description>, opset N: <message>".
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -86,6 +93,7 @@ class OpContext {
   std::vector<graph::TensorType> input_types_;
   std::vector<const runtime::NDArray*> input_values_;
   const KnobValues* knobs_ = nullptr;
+  const target::Target* target_ = nullptr;
   const BodyTyper* body_typer_ = nullptr;
 };
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "ops/cpu_features.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -82,7 +82,8 @@ int64_t shape_size(const std::vector<int64_t>& shape) {
   return n;
 }
 
-void schedule_generic(schedule::Schedule& s, const std::vector<te::Tensor>& outputs) {
+void schedule_generic(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                      const target::Target& target) {
   for (const te::Tensor& out : outputs) {
     const schedule::Stage& stage = s.stage(out);
     if (stage.is_transformed() || stage.is_placeholder()) continue;
@@ -92,7 +93,7 @@ void schedule_generic(schedule::Schedule& s, const std::vector<te::Tensor>& outp
     if (spatial.empty()) continue;
     bool has_reduction = spatial.size() < stage.roots.size();
     std::vector<int64_t> shape = static_shape(out);
-    int lanes = target_float_lanes();
+    int lanes = target.float_lanes();
     if (!has_reduction && out.dtype() == ir::DataType::Float(32) && shape.back() >= lanes) {
       auto [outer, inner] = s.split(out, spatial.back(), lanes);
       s.vectorize(out, inner);

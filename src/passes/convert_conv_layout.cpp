@@ -11,7 +11,6 @@
 #include "executor/node_kernel.h"
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv2d_winograd.h"
-#include "ops/cpu_features.h"
 #include "passes/graph_builder.h"
 #include "runtime/ndarray_element.h"
 #include "support/error.h"
@@ -26,17 +25,17 @@ namespace {
 /// padding to a multiple of 8 adds at most 1/8 (24, 116 -> 120 on AVX2); a tensor of one
 /// pixel (a squeeze-and-excitation vector, whose padding costs nothing to speak of) takes 8
 /// or 16 whatever its channels; else 0: the tensor stays NCHW.
-int64_t block_for(int64_t channels, int64_t pixels) {
+int64_t block_for(int64_t channels, int64_t pixels, const target::Target& target) {
   int64_t padding16 = (16 - channels % 16) % 16, padding8 = (8 - channels % 8) % 8;
-  if (padding16 * (ops::target_float_lanes() >= 16 ? 3 : 16) <= channels) return 16;
+  if (padding16 * (target.float_lanes() >= 16 ? 3 : 16) <= channels) return 16;
   if (padding8 * 8 <= channels) return 8;
   if (pixels == 1) return channels <= 8 ? 8 : 16;
   return 0;
 }
 
 /// block_for a 4-d NCHW shape.
-int64_t block_for(const std::vector<int64_t>& nchw) {
-  return block_for(nchw[1], nchw[2] * nchw[3]);
+int64_t block_for(const std::vector<int64_t>& nchw, const target::Target& target) {
+  return block_for(nchw[1], nchw[2] * nchw[3], target);
 }
 
 bool is_onnx(const graph::Node& node) {
@@ -65,7 +64,7 @@ struct BlockedConv {
 };
 
 /// How `node` runs blocked, when it is a Conv that can.
-std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
+std::optional<BlockedConv> blocked_conv(const graph::Node& node, const target::Target& target) {
   if (node.op_type != "Conv" || !is_onnx(node) || node.inputs.size() < 2 ||
       !is_static_float(node.inputs[0], 4) || !is_static_float(node.inputs[1], 4) ||
       !is_static_float(node.outputs[0], 4))
@@ -94,7 +93,7 @@ std::optional<BlockedConv> blocked_conv(const graph::Node& node) {
   int64_t groups = group ? group->i : 1;
   conv.depthwise = groups != 1 && groups == x[1] && groups == w[0] && w[1] == 1;
   if (groups != 1 && !conv.depthwise) conv.groups = groups;
-  conv.block = block_for(y);
+  conv.block = block_for(y, target);
   if (conv.block == 0) return std::nullopt;
   return conv;
 }
@@ -148,8 +147,9 @@ bool finite_scalar(const graph::Value& v, bool nonzero) {
 
 class LayoutConverter {
  public:
-  LayoutConverter(const graph::Graph& graph, const ConvLayoutOptions& options)
-      : builder_(graph), options_(options) {}
+  LayoutConverter(const graph::Graph& graph, const target::Target& target,
+                  const ConvLayoutOptions& options)
+      : builder_(graph), target_(target), options_(options) {}
 
   graph::Graph run() {
     for (const auto& node : builder_.source().nodes())
@@ -157,7 +157,7 @@ class LayoutConverter {
     for (const graph::Value* out : builder_.source().outputs()) users_[out].push_back(nullptr);
     for (const auto& node : builder_.source().nodes()) {
       if (absorbed_.count(node.get())) continue;
-      std::optional<BlockedConv> conv = blocked_conv(*node);
+      std::optional<BlockedConv> conv = blocked_conv(*node, target_);
       if (conv && convert_conv(*node, *conv)) continue;
       if (!convert_elementwise(*node) && !convert_pool(*node) && !convert_global_pool(*node) &&
           !convert_concat(*node) && !convert_channel_shuffle(*node) &&
@@ -210,7 +210,7 @@ class LayoutConverter {
   graph::Value* blocked(const graph::Value* v) {
     auto it = blocked_.find(v);
     if (it != blocked_.end()) return it->second;
-    int64_t block = block_for(v->type.shape());
+    int64_t block = block_for(v->type.shape(), target_);
     graph::Node to = tessel_node("LayoutToNCHWc", v->name + ".to_nchwc", {builder_.value(v)},
                                  {{"block", graph::Attribute::of_int(block)}});
     return blocked_[v] = add(std::move(to), blocked_type(v->type, block), v->name + "_nchwc");
@@ -233,7 +233,7 @@ class LayoutConverter {
   bool convert_conv(const graph::Node& node, const BlockedConv& conv) {
     const graph::Value* x = node.inputs[0];
     int64_t in_block =
-        blocked_.count(x) ? blocked_.at(x)->type.shape()[4] : block_for(x->type.shape());
+        blocked_.count(x) ? blocked_.at(x)->type.shape()[4] : block_for(x->type.shape(), target_);
     bool blocked_input = in_block != 0;
     // A depthwise convolution reads its input in the blocks it writes (an output of one
     // pixel may take a block its input does not).
@@ -517,7 +517,7 @@ class LayoutConverter {
   bool add_channel_gather(const graph::Value* y, const std::string& name,
                           std::vector<graph::Value*> inputs, std::vector<int64_t> channels,
                           int64_t groups, int64_t start) {
-    int64_t block = block_for(y->type.shape());
+    int64_t block = block_for(y->type.shape(), target_);
     if (block == 0) return false;
     ChannelGather g = through_inner_gather(
         {std::move(inputs), std::move(channels), groups, start, y->type.shape()[1]});
@@ -534,6 +534,7 @@ class LayoutConverter {
   }
 
   GraphBuilder builder_;
+  const target::Target& target_;
   ConvLayoutOptions options_;
   /// Source value -> its blocked form in the new graph.
   std::map<const graph::Value*, graph::Value*> blocked_;
@@ -548,8 +549,9 @@ class LayoutConverter {
 
 }  // namespace
 
-graph::Graph convert_conv_layout(const graph::Graph& graph, const ConvLayoutOptions& options) {
-  return LayoutConverter(graph, options).run();
+graph::Graph convert_conv_layout(const graph::Graph& graph, const target::Target& target,
+                                 const ConvLayoutOptions& options) {
+  return LayoutConverter(graph, target, options).run();
 }
 
 }  // namespace tessel::passes

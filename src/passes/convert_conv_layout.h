@@ -41,6 +41,7 @@
 #pragma once
 
 #include "graph/graph.h"
+#include "target/target.h"
 
 namespace tessel::passes {
 
@@ -50,6 +51,7 @@ struct ConvLayoutOptions {
   bool winograd = true;
 };
 
-graph::Graph convert_conv_layout(const graph::Graph& graph, const ConvLayoutOptions& options = {});
+graph::Graph convert_conv_layout(const graph::Graph& graph, const target::Target& target,
+                                 const ConvLayoutOptions& options = {});
 
 }  // namespace tessel::passes

@@ -62,7 +62,7 @@ graph::Graph run_pipeline(const graph::Graph& graph, const std::vector<Pass>& pa
   return current;
 }
 
-std::vector<Pass> default_pipeline(const PassSelection& selection) {
+std::vector<Pass> default_pipeline(const target::Target& target, const PassSelection& selection) {
   std::vector<Pass> passes = {
       {"fold_constants", fold_constants},
       {"eliminate_common_subexpressions", eliminate_common_subexpressions},
@@ -75,8 +75,9 @@ std::vector<Pass> default_pipeline(const PassSelection& selection) {
   if (selection.blocked_layout) {
     ConvLayoutOptions layout;
     layout.winograd = selection.winograd;
-    passes.push_back({"convert_conv_layout",
-                      [layout](const graph::Graph& g) { return convert_conv_layout(g, layout); }});
+    passes.push_back({"convert_conv_layout", [layout, target](const graph::Graph& g) {
+                        return convert_conv_layout(g, target, layout);
+                      }});
     // The blocked forms of constant operands (a per-channel scale) are constants too; a
     // channel gather another one reads through goes when nothing else reads it.
     passes.push_back({"fold_constants", fold_constants});

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "target/target.h"
 
 namespace tessel::passes {
 
@@ -48,6 +49,7 @@ struct PassSelection {
 /// produced, convert_conv_layout (when selected), mask_run_time_padding and infer_types.
 /// Assumes static input shapes (specialize_inputs); guarantees complete static types on
 /// every value.
-std::vector<Pass> default_pipeline(const PassSelection& selection = {});
+std::vector<Pass> default_pipeline(const target::Target& target,
+                                   const PassSelection& selection = {});
 
 }  // namespace tessel::passes

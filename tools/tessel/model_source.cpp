@@ -12,6 +12,7 @@
 #include "frontend/onnx_importer.h"
 #include "passes/sequences.h"
 #include "support/error.h"
+#include "target/parse_target.h"
 
 namespace tessel::cli {
 namespace {
@@ -84,7 +85,7 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
   } else if (flag == "--no-winograd") {
     options.passes.winograd = false;
   } else if (flag == "--target") {
-    options.build.target = value_of(args, i);
+    options.build.target = target::parse_target(value_of(args, i));
   } else if (flag == "--threads") {
     options.num_threads = parse_count(flag, value_of(args, i));
   } else if (flag == "--records") {

@@ -227,9 +227,6 @@ int run_tune(const std::vector<std::string>& args) {
 
   graph::Graph graph = import_model(input, flags);
   compiler::CompileOptions compile = flags.options;
-  // The templates size their tiles by the target's vector width, also when they schedule
-  // candidates, after the compiler is done.
-  compiler::TargetLanesScope lanes(compile.build.target);
   std::shared_ptr<const graph::Graph> optimized =
       compiler::optimize_graph(graph, input_types(graph, flags), {}, compile);
   if (list) {

@@ -16,7 +16,7 @@ namespace {
 
 /// Compiles `funcs` to object code and writes it to `path` (nothing is written when
 /// compilation fails).
-void write_object(const std::vector<ir::PrimFunc>& funcs, const Target& target,
+void write_object(const std::vector<ir::PrimFunc>& funcs, const target::Target& target,
                   const std::string& path, const char* who) {
   std::unique_ptr<llvm::TargetMachine> machine = create_target_machine(target);
   llvm::LLVMContext context;
@@ -46,14 +46,14 @@ int run_command(const std::string& command, std::string& output) {
 
 }  // namespace
 
-void emit_object_file(const std::vector<ir::PrimFunc>& funcs, const Target& target,
+void emit_object_file(const std::vector<ir::PrimFunc>& funcs, const target::Target& target,
                       const std::string& path) {
   write_object(funcs, target, path, "emit_object_file");
 }
 
-void emit_shared_library(const std::vector<ir::PrimFunc>& funcs, const Target& target,
+void emit_shared_library(const std::vector<ir::PrimFunc>& funcs, const target::Target& target,
                          const std::string& path, const std::vector<std::string>& extra_inputs) {
-  if (!target.runs_on_host())
+  if (target.arch != target::host_arch())
     TESSEL_USER_ERROR("emit_shared_library: target '", target.to_string(),
                       "' is not this machine's architecture; use emit_object_file and a "
                       "cross linker");

@@ -65,7 +65,7 @@ std::unique_ptr<llvm::Module> build_llvm_module(const std::vector<ir::PrimFunc>&
   return module;
 }
 
-std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs, const Target& target,
+std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs, const target::Target& target,
                          bool optimize) {
   std::unique_ptr<llvm::TargetMachine> machine = create_target_machine(target);
   llvm::LLVMContext context;
@@ -76,7 +76,7 @@ std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs, const Target& t
   return os.str();
 }
 
-std::string emit_assembly(const std::vector<ir::PrimFunc>& funcs, const Target& target) {
+std::string emit_assembly(const std::vector<ir::PrimFunc>& funcs, const target::Target& target) {
   std::unique_ptr<llvm::TargetMachine> machine = create_target_machine(target);
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = build_llvm_module(funcs, context, *machine);

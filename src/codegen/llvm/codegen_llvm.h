@@ -15,17 +15,22 @@
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/target.h"
 #include "ir/stmt.h"
+#include "target/host.h"
 
 namespace tessel::codegen {
 
+/// LLVM's feature switches for `target`: "+f" for each feature it has and "-f" for each
+/// other feature tessel knows (so a CPU's own features can be switched off), plus what LLVM
+/// needs besides (512-bit registers with AVX-512).
+std::string llvm_features(const target::Target& target);
+
 /// The LLVM IR of `funcs` for `target` as text, after the -O3 pipeline when `optimize`.
 std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs,
-                         const Target& target = Target::host(), bool optimize = true);
+                         const target::Target& target = target::host(), bool optimize = true);
 
 /// The optimised assembly of `funcs` for `target` (any registered target) as text.
 std::string emit_assembly(const std::vector<ir::PrimFunc>& funcs,
-                          const Target& target = Target::host());
+                          const target::Target& target = target::host());
 
 }  // namespace tessel::codegen

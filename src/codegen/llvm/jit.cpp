@@ -11,6 +11,7 @@
 #include <ostream>
 #include <unordered_map>
 
+#include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/libm_symbols.h"
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/llvm/llvm_target.h"
@@ -30,10 +31,10 @@ void check(llvm::Error error, const char* what) {
   if (error) TESSEL_INTERNAL_ERROR(what, ": ", llvm::toString(std::move(error)));
 }
 
-std::unique_ptr<llvm::orc::LLJIT> create_jit(const Target& target) {
+std::unique_ptr<llvm::orc::LLJIT> create_jit(const target::Target& target) {
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple)};
   machine.setCPU(target.cpu);
-  machine.addFeatures(llvm::SubtargetFeatures(target.features).getFeatures());
+  machine.addFeatures(llvm::SubtargetFeatures(llvm_features(target)).getFeatures());
   machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   machine.setRelocationModel(llvm::Reloc::PIC_);
   auto jit = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create(),
@@ -68,10 +69,11 @@ struct JitModule::Impl {
 
 JitModule::JitModule(const std::vector<ir::PrimFunc>& funcs, const JitOptions& options)
     : impl_(std::make_unique<Impl>()) {
-  const Target& target = options.target;
-  if (!target.runs_on_host())
-    TESSEL_USER_ERROR("JIT: target '", target.to_string(),
-                      "' does not run on this machine; use emit_object_file instead");
+  const target::Target& target = options.target;
+  std::string missing;
+  if (!target::runs_on_host(target, &missing))
+    TESSEL_USER_ERROR("JIT: target '", target.to_string(), "' does not run on this machine (",
+                      "the host lacks ", missing, "); use emit_object_file instead");
   std::unique_ptr<llvm::TargetMachine> machine = create_target_machine(target);
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module = build_llvm_module(funcs, *context, *machine);

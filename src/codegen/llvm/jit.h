@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/target.h"
 #include "ir/stmt.h"
 #include "runtime/tessel_runtime.h"
+#include "target/host.h"
 
 namespace tessel::codegen {
 
 struct JitOptions {
-  /// Must run on this machine (Target::runs_on_host); e.g. "llvm -mattr=-avx512f".
-  Target target = Target::host();
+  /// Must run on this machine (target::runs_on_host); e.g. "llvm -mattr=-avx512f".
+  target::Target target = target::host();
   /// When set, receives the optimised LLVM IR of the module.
   std::ostream* ir_out = nullptr;
   /// When set, receives the assembly of the module.

@@ -5,6 +5,7 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CodeGen.h>
@@ -13,7 +14,9 @@
 
 #include <mutex>
 
+#include "codegen/llvm/codegen_llvm.h"
 #include "support/error.h"
+#include "target/cpu_catalog.h"
 
 namespace tessel::codegen {
 
@@ -28,15 +31,28 @@ void initialize_llvm() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target) {
+std::string llvm_features(const target::Target& target) {
+  std::string out;
+  for (std::string_view feature : target::known_features(target.arch))
+    out += (out.empty() ? "" : ",") + std::string(target.has(feature) ? "+" : "-") +
+           std::string(feature);
+  if (target.has("avx512f")) out += ",+evex512";
+  return out;
+}
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const target::Target& target) {
   initialize_llvm();
   std::string error;
   const llvm::Target* t = llvm::TargetRegistry::lookupTarget(target.triple, error);
   if (!t) TESSEL_USER_ERROR("target '", target.to_string(), "': ", error);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(t->createMCSubtargetInfo(target.triple, "", ""));
+  if (target.cpu != "generic" && !info->isCPUStringValid(target.cpu))
+    TESSEL_USER_ERROR("target '", target.to_string(), "': LLVM does not know CPU '", target.cpu,
+                      "'");
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(
-      t->createTargetMachine(target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
-                             std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      t->createTargetMachine(target.triple, target.cpu, llvm_features(target), options,
+                             llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   TESSEL_ICHECK(machine, "LLVM created no target machine for ", target.to_string());
   return machine;
 }

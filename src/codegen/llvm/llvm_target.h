@@ -9,15 +9,16 @@
 #include <memory>
 #include <string>
 
-#include "codegen/llvm/target.h"
+#include "target/host.h"
 
 namespace tessel::codegen {
 
 /// Registers LLVM's targets once per process (thread-safe).
 void initialize_llvm();
 
-/// A target machine for `target` (position-independent code, -O3 code generation).
-std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target);
+/// A target machine for `target` (position-independent code, -O3 code generation). Throws
+/// CompileError when LLVM does not know the triple or the CPU.
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const target::Target& target);
 
 /// Runs the -O3 pipeline of the new pass manager (loop and SLP vectorisation on).
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine);

@@ -243,13 +243,14 @@ te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::st
   return te::compute(shape_exprs(out), body, name);
 }
 
-void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs) {
+void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                       const target::Target& target) {
   const std::string suffix = kAxisStageSuffix;
   for (const te::Operation& op : te::topological_order(outputs))
     if (op->name.size() > suffix.size() &&
         op->name.compare(op->name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      schedule_generic(s, {op->output(0)});
-  schedule_generic(s, outputs);
+      schedule_generic(s, {op->output(0)}, target);
+  schedule_generic(s, outputs, target);
 }
 
 }  // namespace tessel::ops::index

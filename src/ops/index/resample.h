@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops::index {
@@ -67,7 +68,8 @@ te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::st
 
 /// The schedule of a resampling: its separable stages and its outputs vectorised along their
 /// rows and run in parallel.
-void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs);
+void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                       const target::Target& target);
 
 /// Weights of the cubic convolution kernel with parameter `a` (Keys) for the taps at offsets
 /// -1, 0, 1, 2 from floor(x), where `r` = x - floor(x) (float64).

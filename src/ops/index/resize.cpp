@@ -177,8 +177,10 @@ OpDef resample_def(std::string name, int since, std::vector<AttrSpec> attributes
         return std::vector{resample(in[0], spec_of(ctx), "resize")};
       },
       std::move(value_inputs));
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
-                    const std::vector<te::Tensor>& outputs) { schedule_resample(s, outputs); };
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
+                    const std::vector<te::Tensor>& outputs) {
+    schedule_resample(s, outputs, ctx.target());
+  };
   return def;
 }
 

@@ -58,7 +58,8 @@ te::Tensor optional_input(const std::vector<te::Tensor>& in, size_t i) {
 /// The convolution of `shape` of x by weight w ([M, C / groups, kernel...]) as the stage
 /// kConv: the tuned conv2d (the data padded first unless the pads are symmetric) where it
 /// applies, else conv_nd accumulating in the accumulation type.
-te::Tensor convolve(const ConvShape& shape, const te::Tensor& x, const te::Tensor& w) {
+te::Tensor convolve(const OpContext& ctx, const ConvShape& shape, const te::Tensor& x,
+                    const te::Tensor& w) {
   ir::DataType dtype = x.dtype();
   const Window& window = shape.window;
   bool depthwise = use_depthwise_conv2d(shape, dtype);
@@ -70,14 +71,14 @@ te::Tensor convolve(const ConvShape& shape, const te::Tensor& x, const te::Tenso
       pad = 0;
     }
     if (depthwise) return depthwise_conv2d_nchw(data, w, window.strides[0], pad, kConv);
-    return conv2d_nchw(data, w, {window.strides[0], pad}, kConv);
+    return conv2d_nchw(data, w, {window.strides[0], pad, conv2d_weight_block(ctx.target())}, kConv);
   }
   ir::DataType acc = accumulation_type(dtype);
   return conv_nd(shape, Operand::of(x, acc), Operand::of(w, acc), kConv);
 }
 
 std::vector<te::Tensor> conv_compute(const OpContext& ctx, const std::vector<te::Tensor>& in) {
-  te::Tensor y = convolve(checked_shape(ctx, false), in[0], in[1]);
+  te::Tensor y = convolve(ctx, checked_shape(ctx, false), in[0], in[1]);
   return {add_bias(y, optional_input(in, 2), in[0].dtype())};
 }
 
@@ -134,7 +135,7 @@ std::vector<te::Tensor> conv_transpose_compute(const OpContext& ctx,
         return weight(at);
       },
       std::string(kConv) + ".weight");
-  te::Tensor y = convolve(forward, up, flipped);
+  te::Tensor y = convolve(ctx, forward, up, flipped);
   return {add_bias(y, optional_input(in, 2), x.dtype())};
 }
 
@@ -148,16 +149,16 @@ void schedule_conv(const OpContext& ctx, schedule::Schedule& s,
     std::string drop = std::string(kConv) + ".k";
     if (has_stage(s, drop) && !s.stage(drop).is_output) s.compute_inline(drop);
     if (use_depthwise_conv2d(shape, dtype))
-      schedule_depthwise_conv2d_cpu(s, conv);
+      schedule_depthwise_conv2d_cpu(s, conv, ctx.target());
     else
-      schedule_conv2d_cpu(s, conv, default_conv2d_config(),
+      schedule_conv2d_cpu(s, conv, ctx.target(), default_conv2d_config(),
                           elementwise_epilogue(s, conv, shape.output, outputs));
     // Padded data is read once by the tuned schedule's own padding stage.
     if (has_stage(s, std::string(kConv) + ".data")) s.compute_inline(std::string(kConv) + ".data");
   } else {
-    schedule_contraction(s, s.tensor(kConv));
+    schedule_contraction(s, s.tensor(kConv), ctx.target());
   }
-  schedule_generic(s, outputs);
+  schedule_generic(s, outputs, ctx.target());
 }
 
 OpDef conv_def(bool transposed) {

@@ -205,10 +205,10 @@ OpDef einsum_def() {
         graph::TensorType::of(ctx.input_type(0).dtype, output_shape(plan_einsum(ctx)))};
   };
   def.compute = einsum_compute;
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("einsum"));
-    schedule_generic(s, outputs);
+    schedule_contraction(s, s.tensor("einsum"), ctx.target());
+    schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }

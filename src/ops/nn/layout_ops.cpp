@@ -13,10 +13,10 @@
 //    the channels that does not fall on whole blocks.
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv2d_winograd.h"
-#include "ops/cpu_features.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -297,26 +297,28 @@ OpDef nchwc_conv_def() {
     NchwcConv shape = nchwc_conv(ctx);
     te::Tensor epilogue = elementwise_epilogue(s, conv, shape.output, outputs);
     if (shape.winograd > 0)
-      schedule_conv2d_winograd_cpu(s, conv, epilogue, conv2d_winograd_config(ctx.knobs()));
+      schedule_conv2d_winograd_cpu(s, conv, ctx.target(), epilogue,
+                                   conv2d_winograd_config(ctx.knobs()));
     else
-      schedule_conv2d_nchwc_cpu(s, conv, epilogue, conv2d_nchwc_config(ctx.knobs(), shape.params));
-    schedule_generic(s, outputs);
+      schedule_conv2d_nchwc_cpu(s, conv, ctx.target(), epilogue,
+                                conv2d_nchwc_config(ctx.knobs(), shape.params));
+    schedule_generic(s, outputs, ctx.target());
   };
   def.tuning_space = [](const OpContext& ctx) {
     NchwcConv conv = nchwc_conv(ctx);
     std::vector<int64_t> x = ctx.input_shape(0), w = ctx.input_shape(1);
-    int64_t vectors = std::max<int64_t>(1, conv.params.block / target_float_lanes());
+    int64_t vectors = std::max<int64_t>(1, conv.params.block / ctx.target().float_lanes());
     if (conv.winograd > 0) {
       int64_t m = conv.winograd;
       int64_t tiles = conv.output[0] * ((conv.output[2] + m - 1) / m) * ((conv.output[3] + m - 1) / m);
-      return conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4]);
+      return conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4], ctx.target());
     }
     int64_t in_block = x.size() == 5 ? x[4] : 1;
     int64_t in_channels = conv.params.depthwise ? w[0] : w[1] * conv.params.groups;
     return conv2d_nchwc_tuning_space(
         conv.output, vectors, in_block,
         conv_channels(conv.params, in_channels, conv.out_channels, in_block),
-        w[2] == 1 && w[3] == 1, conv.params.pad > 0);
+        w[2] == 1 && w[3] == 1, conv.params.pad > 0, ctx.target());
   };
   return def;
 }

@@ -5,6 +5,7 @@
 #include "ops/nn/contraction.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -34,9 +35,11 @@ void check_operands(const OpContext& ctx) {
 
 /// The product `a` x `b` of `shape` as a stage named kProduct (the tuned compute for 2-d
 /// float32), converted back to the operands' type when it accumulates in another.
-te::Tensor product(const MatmulShape& shape, const te::Tensor& a, const te::Tensor& b) {
+te::Tensor product(const OpContext& ctx, const MatmulShape& shape, const te::Tensor& a,
+                   const te::Tensor& b) {
   ir::DataType dtype = a.dtype();
-  if (use_tuned_matmul(shape, dtype)) return ops::matmul(a, b, kProduct);
+  if (use_tuned_matmul(shape, dtype))
+    return ops::matmul(a, b, matmul_panel(ctx.target()), kProduct);
   ir::DataType acc = accumulation_type(dtype);
   te::Tensor y = matmul_nd(shape, Operand::of(a, acc), Operand::of(b, acc), kProduct);
   return cast_to(y, dtype, std::string(kProduct) + ".cast");
@@ -45,13 +48,13 @@ te::Tensor product(const MatmulShape& shape, const te::Tensor& a, const te::Tens
 /// The schedule of a product: the tuned matmul schedule or the generic contraction one for
 /// the kProduct stage, transposed operands read in place, generic epilogues.
 void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, bool tuned,
-                      const KnobValues& knobs) {
+                      const KnobValues& knobs, const target::Target& target) {
   std::vector<std::string> transposes;
   for (const char* name : {kTransposedA, kTransposedB})
     if (has_stage(s, name)) transposes.push_back(name);
   if (tuned) {
     // The tuned schedule packs its right operand: the transposition is read in the packing.
-    schedule_matmul_cpu(s, s.tensor(kProduct), matmul_config(knobs));
+    schedule_matmul_cpu(s, s.tensor(kProduct), matmul_config(knobs, target));
     for (const std::string& name : transposes) s.compute_inline(name);
     // A batched left operand is read in place; the reshape back is computed by its reader.
     std::string rows = std::string(kProduct) + ".rows", nd = std::string(kProduct) + ".nd";
@@ -61,9 +64,9 @@ void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outp
       s.compute_inline(nd);
   } else {
     for (const std::string& name : transposes) s.compute_inline(name);
-    schedule_contraction(s, s.tensor(kProduct), contraction_config(knobs));
+    schedule_contraction(s, s.tensor(kProduct), target, contraction_config(knobs));
   }
-  schedule_generic(s, outputs);
+  schedule_generic(s, outputs, target);
 }
 
 /// Sets the schedule of a product operator whose shapes `shape_of` gives, and its tuning
@@ -73,16 +76,16 @@ void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&))
   def.schedule = [shape_of](const OpContext& ctx, schedule::Schedule& s,
                             const std::vector<te::Tensor>& outputs) {
     bool tuned = use_tuned_matmul(shape_of(ctx), ctx.input_type(0).dtype);
-    schedule_product(s, outputs, tuned, ctx.knobs());
+    schedule_product(s, outputs, tuned, ctx.knobs(), ctx.target());
   };
   def.tuning_space = [shape_of](const OpContext& ctx) {
     MatmulShape shape = shape_of(ctx);
     if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
     if (!use_tuned_matmul(shape, ctx.input_type(0).dtype))
-      return contraction_tuning_space("batched_matmul", shape.output);
+      return contraction_tuning_space("batched_matmul", shape.output, ctx.target());
     int64_t rows = shape.m;
     for (int64_t b : shape.batch) rows *= b;
-    return matmul_tuning_space(rows, shape.n, shape.k);
+    return matmul_tuning_space(rows, shape.n, shape.k, ctx.target());
   };
 }
 
@@ -103,7 +106,7 @@ OpDef matmul_def() {
         graph::TensorType::of(ctx.input_type(0).dtype, matmul_node_shape(ctx).output)};
   };
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
-    return std::vector{product(matmul_node_shape(ctx), in[0], in[1])};
+    return std::vector{product(ctx, matmul_node_shape(ctx), in[0], in[1])};
   };
   set_product_schedule(def, matmul_node_shape);
   return def;
@@ -144,7 +147,7 @@ std::vector<te::Tensor> gemm_compute(const OpContext& ctx, const std::vector<te:
   MatmulShape shape = gemm_shape(ctx);
   te::Tensor a = ctx.attr_int("transA") ? transposed(in[0], kTransposedA) : in[0];
   te::Tensor b = ctx.attr_int("transB") ? transposed(in[1], kTransposedB) : in[1];
-  te::Tensor ab = product(shape, a, b);
+  te::Tensor ab = product(ctx, shape, a, b);
   double alpha = ctx.attr_float("alpha"), beta = ctx.attr_float("beta");
   bool with_c = ctx.has_input(2);
   if (alpha == 1 && !with_c) return {ab};
@@ -209,7 +212,7 @@ OpDef matmul_add_def() {
         graph::TensorType::of(ctx.input_type(0).dtype, matmul_add_shape(ctx).output)};
   };
   def.compute = [](const OpContext& ctx, const std::vector<te::Tensor>& in) {
-    te::Tensor ab = product(matmul_add_shape(ctx), in[0], in[1]);
+    te::Tensor ab = product(ctx, matmul_add_shape(ctx), in[0], in[1]);
     te::Tensor y = te::compute(
         ab.shape(),
         [&](const std::vector<te::Var>& i) {

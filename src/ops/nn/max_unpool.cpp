@@ -119,10 +119,10 @@ OpDef max_unpool_def() {
     return std::vector{graph::TensorType::of(ctx.input_type(0).dtype, unpool_shape(ctx).output)};
   };
   def.compute = unpool_compute;
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("unpool.tap"));
-    schedule_generic(s, outputs);
+    schedule_contraction(s, s.tensor("unpool.tap"), ctx.target());
+    schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }

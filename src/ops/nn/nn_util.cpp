@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "ops/cpu_features.h"
+#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops::nn {
@@ -20,10 +20,10 @@ int64_t const_extent(const ir::Expr& extent) {
 }
 
 /// The vector width of a contraction whose innermost axis has `innermost` elements: the
-/// host's, or a narrower power of two that spans a shorter axis (the channels of a block of
-/// 8 under AVX-512).
-int64_t contraction_lanes(int64_t innermost) {
-  int64_t lanes = target_float_lanes();
+/// target's, or a narrower power of two that spans a shorter axis (the channels of a block
+/// of 8 under AVX-512).
+int64_t contraction_lanes(int64_t innermost, const target::Target& target) {
+  int64_t lanes = target.float_lanes();
   if (innermost < lanes && innermost >= 4 && (innermost & (innermost - 1)) == 0) return innermost;
   return lanes;
 }
@@ -91,9 +91,10 @@ bool has_stage(const schedule::Schedule& s, const std::string& name) {
 }
 
 TuningSpace contraction_tuning_space(const std::string& template_name,
-                                     const std::vector<int64_t>& output_shape) {
+                                     const std::vector<int64_t>& output_shape,
+                                     const target::Target& target) {
   if (output_shape.empty()) return {};
-  int64_t lanes = contraction_lanes(output_shape.back());
+  int64_t lanes = contraction_lanes(output_shape.back(), target);
   if (output_shape.back() < lanes) return {};
   TuningSpace space{template_name, {}};
   int64_t rows = output_shape.size() >= 2 ? output_shape[output_shape.size() - 2] : 1;
@@ -110,7 +111,7 @@ ContractionConfig contraction_config(const KnobValues& knobs) {
 }
 
 void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
-                          const ContractionConfig& config) {
+                          const target::Target& target, const ContractionConfig& config) {
   const schedule::Stage& stage = s.stage(tensor);
   if (stage.is_transformed() || stage.is_placeholder()) return;
   const te::OperationNode& op = *stage.op;
@@ -121,7 +122,7 @@ void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
   for (const ir::IterVar& iv : op.reduce_axis) work *= const_extent(iv.extent);
   std::vector<std::string> roots = stage.roots;
   const auto* reduce = op.bodies[0].as<ir::ReduceNode>();
-  int64_t lanes = contraction_lanes(innermost);
+  int64_t lanes = contraction_lanes(innermost, target);
   bool unconditional = reduce && (!reduce->condition.defined() || ir::is_one(reduce->condition));
   bool vectorize = unconditional && tensor.dtype() == ir::DataType::Float(32) && innermost >= lanes;
   std::string outer = roots[0];

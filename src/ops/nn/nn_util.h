@@ -11,6 +11,7 @@
 #include "ops/knobs.h"
 #include "ops/op_context.h"
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops::nn {
@@ -58,7 +59,8 @@ struct ContractionConfig {
 /// The contraction template `template_name` ("pool", "batched_matmul", ...) for a float32
 /// output of `output_shape`: knobs tile_rows and tile_vectors.
 TuningSpace contraction_tuning_space(const std::string& template_name,
-                                     const std::vector<int64_t>& output_shape);
+                                     const std::vector<int64_t>& output_shape,
+                                     const target::Target& target);
 /// The configuration with the knobs chosen in `knobs`.
 ContractionConfig contraction_config(const KnobValues& knobs);
 
@@ -69,6 +71,6 @@ ContractionConfig contraction_config(const KnobValues& knobs);
 /// rows of the next-to-last axis x 2 vectors of the innermost one (8 independent
 /// accumulators).
 void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
-                          const ContractionConfig& config = {});
+                          const target::Target& target, const ContractionConfig& config = {});
 
 }  // namespace tessel::ops::nn

@@ -107,12 +107,12 @@ OpDef pool_def(const PoolOp& op) {
                     const std::vector<te::Tensor>& outputs) {
     for (const char* name : {"pool.sum", "pool", "pool.indices"})
       if (has_stage(s, name) && s.stage(name).op->has_reduction())
-        schedule_contraction(s, s.tensor(name), contraction_config(ctx.knobs()));
-    schedule_generic(s, outputs);
+        schedule_contraction(s, s.tensor(name), ctx.target(), contraction_config(ctx.knobs()));
+    schedule_generic(s, outputs, ctx.target());
   };
   def.tuning_space = [](const OpContext& ctx) {
     if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
-    return contraction_tuning_space("pool", ctx.def().infer(ctx).at(0).shape());
+    return contraction_tuning_space("pool", ctx.def().infer(ctx).at(0).shape(), ctx.target());
   };
   return def;
 }

@@ -96,10 +96,10 @@ OpDef matmul_integer_def() {
     MatmulShape shape = quantized_product_shape(ctx, kMatMulInteger);
     return std::vector{quantized_product(shape, in, kMatMulInteger, "matmul")};
   };
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("matmul"));
-    schedule_generic(s, outputs);
+    schedule_contraction(s, s.tensor("matmul"), ctx.target());
+    schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }
@@ -136,10 +136,10 @@ OpDef qlinear_matmul_def() {
     };
     return std::vector{requantize(acc, multiplier, in[7], "qlinear")};
   };
-  def.schedule = [](const OpContext&, schedule::Schedule& s,
+  def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("matmul"));
-    schedule_generic(s, outputs);
+    schedule_contraction(s, s.tensor("matmul"), ctx.target());
+    schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }
@@ -179,10 +179,10 @@ te::Tensor quantized_conv(const ConvShape& shape, const std::vector<te::Tensor>&
                  shifted(in[c.w], optional_input(in, c.w_zp), 0), "conv");
 }
 
-void schedule_quantized_conv(const OpContext&, schedule::Schedule& s,
+void schedule_quantized_conv(const OpContext& ctx, schedule::Schedule& s,
                              const std::vector<te::Tensor>& outputs) {
-  schedule_contraction(s, s.tensor("conv"));
-  schedule_generic(s, outputs);
+  schedule_contraction(s, s.tensor("conv"), ctx.target());
+  schedule_generic(s, outputs, ctx.target());
 }
 
 OpDef conv_integer_def() {

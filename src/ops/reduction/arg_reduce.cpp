@@ -74,7 +74,7 @@ OpDef arg_def(const ArgKind& kind) {
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     int64_t rows = row_axes_before(arg_plan(ctx).axes, ctx.input_type(0).rank());
-    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements());
+    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }

@@ -211,7 +211,7 @@ OpDef instance_norm_def() {
   def.compute = instance_norm_compute;
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_rows(s, outputs[0], 2, ctx.input_type(0).num_elements());
+    schedule_rows(s, outputs[0], 2, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }
@@ -307,15 +307,16 @@ OpDef layer_norm_def() {
                     const std::vector<te::Tensor>& outputs) {
     // The statistics outputs read the moments too: per-row computation needs one output.
     if (outputs.size() > 1)
-      schedule_generic(s, outputs);
+      schedule_generic(s, outputs, ctx.target());
     else
       schedule_rows(s, outputs[0], layer_norm_axes(ctx).front(), ctx.input_type(0).num_elements(),
-                    row_config(ctx.knobs()));
+                    ctx.target(), row_config(ctx.knobs()));
   };
   def.tuning_space = [](const OpContext& ctx) {
     if (ctx.input_type(0).dtype != ir::DataType::Float(32) || ctx.node().outputs.size() > 1)
       return TuningSpace{};
-    return rows_tuning_space("layernorm", ctx.input_shape(0), layer_norm_axes(ctx).front());
+    return rows_tuning_space("layernorm", ctx.input_shape(0), layer_norm_axes(ctx).front(),
+                             ctx.target());
   };
   return def;
 }
@@ -356,7 +357,7 @@ OpDef mvn_def() {
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     int64_t rows = row_axes_before(mvn_axes(ctx), ctx.input_type(0).rank());
-    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements());
+    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }

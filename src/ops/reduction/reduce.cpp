@@ -153,8 +153,8 @@ OpDef reduce_def(const ReduceKind& kind) {
     int64_t work = ctx.input_type(0).num_elements();
     // Over leading axes, the last one kept: columns, accumulated a vector at a time.
     bool columns = rows == 0 && !plan.noop && !plan.axes.empty() && plan.axes.back() < rank - 1;
-    if (columns && schedule_columns(s, work)) return;
-    schedule_rows(s, outputs[0], rows, work);
+    if (columns && schedule_columns(s, work, ctx.target())) return;
+    schedule_rows(s, outputs[0], rows, work, ctx.target());
   };
   return def;
 }

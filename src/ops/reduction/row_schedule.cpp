@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <tuple>
 
-#include "ops/cpu_features.h"
 #include "ops/generated_schedule.h"
 #include "ops/op_util.h"
+#include "ops/target_budget.h"
 
 namespace tessel::ops::reduction {
 namespace {
@@ -14,10 +14,9 @@ namespace {
 /// Splits the last loop of an element-wise float32 stage whose rows are longer than a
 /// vector and vectorizes the inner part.
 void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_axes,
-                   int64_t vector_factor) {
+                   int64_t vector_factor, int64_t lanes) {
   te::Operation op = s.stage(stage).op;
   te::Tensor t = op->output(0);
-  int64_t lanes = target_float_lanes();
   std::vector<int64_t> shape = static_shape(t);
   if (op->has_reduction() || op->num_outputs() != 1 || t.dtype() != ir::DataType::Float(32) ||
       static_cast<int64_t>(shape.size()) <= row_axes || shape.back() < lanes)
@@ -29,7 +28,7 @@ void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_
 }  // namespace
 
 TuningSpace rows_tuning_space(const std::string& template_name, const std::vector<int64_t>& shape,
-                              int64_t row_axes) {
+                              int64_t row_axes, const target::Target& target) {
   int64_t rows = 1, row_length = 1;
   for (size_t d = 0; d < shape.size(); ++d)
     (static_cast<int64_t>(d) < row_axes ? rows : row_length) *= shape[d];
@@ -37,7 +36,7 @@ TuningSpace rows_tuning_space(const std::string& template_name, const std::vecto
   TuningSpace space{template_name, {}};
   space.knobs.push_back(
       {"vector_factor",
-       values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / target_float_lanes()))});
+       values_up_to({1, 2, 4}, std::max<int64_t>(1, row_length / target.float_lanes()))});
   space.knobs.push_back({"row_block", values_up_to({1, 2, 4, 8, 16}, rows)});
   return space;
 }
@@ -50,9 +49,9 @@ RowConfig row_config(const KnobValues& knobs) {
 }
 
 void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work,
-                   const RowConfig& config) {
+                   const target::Target& target, const RowConfig& config) {
   if (row_axes == 0) {
-    schedule_generic(s, {y});
+    schedule_generic(s, {y}, target);
     return;
   }
   const std::vector<std::string> loops = s.stage(y).leaves;
@@ -65,7 +64,7 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
   std::vector<std::string> inner;
   for (const schedule::Stage& stage : s.stages())
     if (!stage.is_placeholder() && stage.name != output) inner.push_back(stage.name);
-  int64_t lanes = target_float_lanes();
+  int64_t lanes = target.float_lanes();
   for (const std::string& stage : inner) {
     // A row reduction (softmax's max and sum, LayerNorm's moments) accumulates one partial
     // result per vector lane, combined at the end: in one scalar chain, every element would
@@ -74,13 +73,13 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
         factorable_over_lanes(*s.stage(stage).op, lanes) ? factor_over_lanes(s, stage, lanes) : "";
     s.compute_at(stage, y, rows);
     if (!partial.empty()) s.compute_at(partial, y, rows);
-    vectorize_row(s, stage, row_axes, config.vector_factor);
+    vectorize_row(s, stage, row_axes, config.vector_factor, lanes);
   }
-  vectorize_row(s, output, row_axes, config.vector_factor);
+  vectorize_row(s, output, row_axes, config.vector_factor, lanes);
 }
 
-bool schedule_columns(schedule::Schedule& s, int64_t work) {
-  int64_t lanes = target_float_lanes();
+bool schedule_columns(schedule::Schedule& s, int64_t work, const target::Target& target) {
+  int64_t lanes = target.float_lanes();
   std::vector<std::string> reductions, maps;
   for (const schedule::Stage& stage : s.stages()) {
     if (stage.is_placeholder()) continue;
@@ -105,7 +104,7 @@ bool schedule_columns(schedule::Schedule& s, int64_t work) {
     s.vectorize(name, vector);
     if (work >= kParallelMinElements && kept == 1 && vectors > 1) s.parallel(name, columns);
   }
-  for (const std::string& name : maps) vectorize_row(s, name, 0, 1);
+  for (const std::string& name : maps) vectorize_row(s, name, 0, 1, lanes);
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "ops/knobs.h"
 #include "schedule/schedule.h"
+#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops::reduction {
@@ -21,7 +22,7 @@ struct RowConfig {
 /// `shape` whose first `row_axes` axes are the rows: knobs vector_factor and row_block.
 /// None for a single row.
 TuningSpace rows_tuning_space(const std::string& template_name, const std::vector<int64_t>& shape,
-                              int64_t row_axes);
+                              int64_t row_axes, const target::Target& target);
 /// The configuration with the knobs chosen in `knobs`.
 RowConfig row_config(const KnobValues& knobs);
 
@@ -32,7 +33,7 @@ RowConfig row_config(const KnobValues& knobs);
 /// large; every other stage is computed inside it; float32 element-wise stages are
 /// vectorized along their last axis. With `row_axes` 0 (one row), the generic schedule.
 void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes, int64_t work,
-                   const RowConfig& config = {});
+                   const target::Target& target, const RowConfig& config = {});
 
 /// Schedules a kernel reducing over leading axes whose last axis is kept (columns: a
 /// ReduceSum or ReduceMean over the rows of a [rows, features] matrix): each vector of the
@@ -41,7 +42,7 @@ void schedule_rows(schedule::Schedule& s, const te::Tensor& y, int64_t row_axes,
 /// read, is large), the other stages vectorized along their last axis. False, changing
 /// nothing, unless every stage is float32 with a last extent that is a whole number of
 /// vectors.
-bool schedule_columns(schedule::Schedule& s, int64_t work);
+bool schedule_columns(schedule::Schedule& s, int64_t work, const target::Target& target);
 
 /// The number of row axes when the sorted `axes` reduced are the trailing axes of a tensor
 /// of rank `rank` (their first axis); 0 otherwise (no row structure).

@@ -117,12 +117,13 @@ OpDef softmax_def(const SoftmaxOp& op) {
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     schedule_rows(s, outputs[0], row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()),
-                  ctx.input_type(0).num_elements(), row_config(ctx.knobs()));
+                  ctx.input_type(0).num_elements(), ctx.target(), row_config(ctx.knobs()));
   };
   def.tuning_space = [](const OpContext& ctx) {
     if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
     return rows_tuning_space("softmax", ctx.input_shape(0),
-                             row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()));
+                             row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()),
+                             ctx.target());
   };
   return def;
 }

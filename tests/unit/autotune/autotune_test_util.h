@@ -31,11 +31,14 @@ inline TypedGraph two_matmuls() {
   return t;
 }
 
-/// The tasks of `graph` after the default graph passes (blocked convolutions included).
-inline TaskSet tasks_of(const graph::Graph& graph) {
+/// The tasks of `graph` after the default graph passes (blocked convolutions included),
+/// compiled for `target`.
+inline TaskSet tasks_of(const graph::Graph& graph, const target::Target& target = target::host()) {
   std::vector<graph::TensorType> types;
   for (const graph::Value* in : graph.inputs()) types.push_back(in->type);
-  return extract_tasks(compiler::optimize_graph(graph, types));
+  compiler::CompileOptions options;
+  options.build.target = target;
+  return extract_tasks(compiler::optimize_graph(graph, types, {}, options), options);
 }
 
 /// The first task made by template `name`; fails the test when there is none.
@@ -48,7 +51,7 @@ inline const Task& task_of_template(const TaskSet& set, const std::string& name)
 
 /// The given points of the task's space build, run and match the default.
 inline void expect_match_default(const Task& task, const std::vector<Point>& points,
-                                 const std::string& target = "") {
+                                 const target::Target& target = target::host()) {
   MeasureOptions options;
   options.target = target;
   options.repeats = 1;
@@ -65,7 +68,7 @@ inline void expect_match_default(const Task& task, const std::vector<Point>& poi
 /// Sampled points of the task's space build, run and match the default: the corners
 /// (every knob at its first, every knob at its last value), then random points.
 inline void expect_points_match_default(const Task& task, int samples,
-                                        const std::string& target = "") {
+                                        const target::Target& target = target::host()) {
   std::mt19937_64 rng(7);
   std::vector<Point> points = {task.space.point_at(0), task.space.point_at(task.space.size() - 1)};
   for (int i = 0; i < samples; ++i) points.push_back(task.space.random_point(rng));

@@ -1,7 +1,7 @@
 // Generated search spaces (SearchKind::Auto): every task of a model gets knobs from the
 // rules over its DAG, whatever its operators; the default point and sampled points build,
 // run and compute what the default schedule computes (which the operator tests check against
-// naive references), on the host and on an AVX2 target.
+// naive references), on the host and on AVX2 and AVX-512 targets.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,23 +13,26 @@
 #include "autotune/records.h"
 #include "autotune/tune.h"
 #include "autotune_test_util.h"
-#include "codegen/llvm/target.h"
 #include "compiler/compile_model.h"
 #include "driver/build.h"
-#include "ops/cpu_features.h"
 #include "ops/generated_schedule.h"
 #include "ops/op_util.h"
+#include "target/parse_target.h"
 #include "te/compute.h"
+#include "unit/target_test_util.h"
 
 namespace tessel::autotune {
 namespace {
 
 using testing::TypedGraph;
 
-TaskSet auto_tasks_of(const graph::Graph& graph) {
+TaskSet auto_tasks_of(const graph::Graph& graph, const target::Target& target = target::host()) {
   std::vector<graph::TensorType> types;
   for (const graph::Value* in : graph.inputs()) types.push_back(in->type);
-  return extract_tasks(compiler::optimize_graph(graph, types), {}, SearchKind::Auto);
+  compiler::CompileOptions options;
+  options.build.target = target;
+  return extract_tasks(compiler::optimize_graph(graph, types, {}, options), options,
+                       SearchKind::Auto);
 }
 
 /// The task whose name contains `part`; fails the test when there is none.
@@ -97,24 +100,29 @@ TEST(GeneratedSpaces, ConvolutionsAndPoolingMatchTheDefaultSchedule) {
   }
 }
 
-TEST(GeneratedSpaces, SizedByAnAvx2TargetAndMatchTheDefault) {
-  // What a host without AVX-512 tunes: vectors of 8 lanes, built for that target.
-  const std::string target = "llvm -mcpu=haswell";
-  compiler::TargetLanesScope lanes(target);
-  ASSERT_EQ(ops::target_float_lanes(), 8);
+class GeneratedSpacesByTarget : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GeneratedSpacesByTarget, SizedByTheTargetAndMatchTheDefault) {
+  // What each vector width tunes: column tiles of whole vectors, built for that target.
+  const target::Target target = target::parse_target(GetParam());
+  const int64_t lanes = target.float_lanes();
+  TESSEL_SKIP_UNLESS_HOST_RUNS(target);
   TypedGraph t = transformer_pieces();
-  for (const Task& task : auto_tasks_of(t.graph).tasks) {
+  for (const Task& task : auto_tasks_of(t.graph, target).tasks) {
     if (task.name.find("Tanh") == std::string::npos &&
         task.name.find("Softmax") == std::string::npos)
       continue;
-    // Column tiles are whole vectors of 8 lanes.
+    // Column tiles are whole vectors of the target's lanes.
     for (const Knob& knob : task.space.knobs()) {
       if (knob.name != "tile_j") continue;
-      for (int64_t v : knob.values) EXPECT_EQ(v % 8, 0) << task.name;
+      for (int64_t v : knob.values) EXPECT_EQ(v % lanes, 0) << task.name;
     }
     testing::expect_points_match_default(task, 3, target);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(X86, GeneratedSpacesByTarget,
+                         ::testing::ValuesIn(tessel::testing::kVectorTargets));
 
 TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneByOne) {
   // Each kernel takes the schedule of a random point of its generated space, replayed from
@@ -130,7 +138,7 @@ TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneB
   compiler::CompileOptions options;
   options.choose_schedule =
       [&](const compiler::GroupKernel& kernel) -> std::optional<schedule::Trace> {
-    auto found = traces.find(task_key(kernel, target_key()));
+    auto found = traces.find(task_key(kernel, target_key(target::host())));
     if (found == traces.end()) return std::nullopt;
     ++replayed;
     return found->second;
@@ -156,7 +164,7 @@ TEST(GeneratedSpaces, AOneDimensionalStageAtTheRootRunsInParallelVectors) {
   te::Tensor twice = te::compute({n}, [&](te::Var i) { return e(i) * 2.0f; }, "twice", {"i"});
   ops::GeneratedKnobs declared;
   schedule::Schedule probe({plus, twice});
-  ops::schedule_generated(probe, declared);
+  ops::schedule_generated(probe, declared, target::host());
   ASSERT_FALSE(declared.space().knobs.empty());
   std::vector<float> x(n), y(n), z(n);
   for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) / 50.0f - 1.0f;
@@ -166,7 +174,7 @@ TEST(GeneratedSpaces, AOneDimensionalStageAtTheRootRunsInParallelVectors) {
       chosen.set(knob.name, value);
       ops::GeneratedKnobs knobs(chosen);
       schedule::Schedule s({plus, twice});
-      ops::schedule_generated(s, knobs);
+      ops::schedule_generated(s, knobs, target::host());
       runtime::NDArray in({n}, runtime::DType::Float(32)), out1({n}, runtime::DType::Float(32)),
           out2({n}, runtime::DType::Float(32));
       std::copy(x.begin(), x.end(), in.data_as<float>());

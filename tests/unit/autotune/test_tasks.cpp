@@ -7,8 +7,8 @@
 #include "autotune/features.h"
 #include "autotune/measure.h"
 #include "autotune_test_util.h"
-#include "codegen/llvm/target.h"
-#include "ops/cpu_features.h"
+#include "target/parse_target.h"
+#include "unit/target_test_util.h"
 
 namespace tessel::autotune {
 namespace {
@@ -39,7 +39,7 @@ TEST(Tasks, EqualKernelsShareATaskWeightedByLaunches) {
   EXPECT_EQ(product.template_name, "matmul");
   EXPECT_TRUE(product.tunable());
   EXPECT_FALSE(set.tasks[1].tunable());  // an element-wise Sigmoid has no template
-  EXPECT_EQ(product.target, target_key());
+  EXPECT_EQ(product.target, target_key(target::host()));
 }
 
 TEST(Tasks, LoopBodyKernelsAreTasksWeightedByTheTrips) {
@@ -100,9 +100,13 @@ TEST(Tasks, KeysDependOnTheTarget) {
   const compiler::GroupKernel& kernel = *set.tasks[0].kernel;
   EXPECT_EQ(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=16"));
   EXPECT_NE(task_key(kernel, "llvm -mcpu=a -lanes=16"), task_key(kernel, "llvm -mcpu=a -lanes=8"));
-  EXPECT_NE(target_key().find("-lanes="), std::string::npos);
-  EXPECT_NE(target_key("llvm -mcpu=haswell", 1).find(" -lanes=8 "), std::string::npos);
-  EXPECT_NE(target_key("llvm -mcpu=skylake-avx512", 1).find(" -lanes=16 "), std::string::npos);
+  EXPECT_NE(target_key(target::host()).find("-lanes="), std::string::npos);
+  EXPECT_NE(target_key(target::parse_target("llvm -mcpu=haswell"), 1).find(" -lanes=8 "),
+            std::string::npos);
+  EXPECT_NE(target_key(target::parse_target("llvm -mcpu=skylake-avx512"), 1).find(" -lanes=16 "),
+            std::string::npos);
+  EXPECT_NE(target_key(target::parse_target("llvm -mcpu=znver4 -mattr=-avx512f"), 1),
+            target_key(target::parse_target("llvm -mcpu=znver4"), 1));
 }
 
 TEST(Tasks, FeaturesHaveOneLengthPerTemplate) {
@@ -224,58 +228,77 @@ TEST(Tasks, MatmulTemplateMatchesTheDefaultSchedule) {
       testing::task_of_template(testing::tasks_of(t.graph), "matmul"), 8);
 }
 
-TEST(Tasks, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
+class TasksByTarget : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TasksByTarget, MatmulCacheBlockingAndRowPackingMatchTheDefaultSchedule) {
   // A batch of left operands (26 rows in all), K = 70 and 5 x 16 columns: no tile divides
   // them, so every split leaves a remainder, and a tile of two panels (of 32 or 16
   // columns) overhangs the last panel.
+  const target::Target target = target::parse_target(GetParam());
   TypedGraph t;
   graph::Value* a = t.input("a", {2, 13, 70});
   t.output(t.node("MatMul", {a, t.constant("w", {70, 80}, 1)}, {2, 13, 80}));
-  TaskSet set = testing::tasks_of(t.graph);
+  TaskSet set = testing::tasks_of(t.graph, target);
   const Task& task = testing::task_of_template(set, "matmul");
+  // The tallest tile height of both targets' spaces, 6 rows on AVX2 and 8 on AVX-512.
+  const int64_t tall = target.float_lanes() == 16 ? 8 : 6;
   std::vector<Point> points;
   for (uint64_t i = 0; i < task.space.size(); ++i) {
     Point p = task.space.point_at(i);
     int64_t tile_m = task.space.value(p, "tile_m"), unroll_k = task.space.value(p, "unroll_k");
     int64_t prefetch = task.space.value(p, "prefetch");
-    if (((tile_m == 3 && prefetch == 0) || (tile_m == 8 && prefetch == 1)) &&
+    if (((tile_m == 3 && prefetch == 0) || (tile_m == tall && prefetch == 1)) &&
         (unroll_k == 1 || unroll_k == 4) && task.space.value(p, "rows_outer") == 0)
       points.push_back(p);
   }
   // tile_n in {1, 2}, tile_k in {0, 32, 64}, pack_rows in {0, 1}, two tile heights (the
   // taller one prefetching B's next column tile), two unroll depths.
   ASSERT_EQ(points.size(), 48u);
-  testing::expect_match_default(task, points);
+  TESSEL_SKIP_UNLESS_HOST_RUNS(target);
+  testing::expect_match_default(task, points, target);
 }
 
-TEST(Tasks, TemplatesForAnAvx2TargetAreSizedByItAndMatchTheDefault) {
-  // What a host without AVX-512 tunes, on any host with AVX2: the task set and the
-  // candidates made while the target's lanes hold, built for that target.
-  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
-  ops::FloatLanesScope lanes(8);
+TEST_P(TasksByTarget, TemplatesAreSizedByTheTargetAndMatchTheDefault) {
+  // The task set of each vector width, on any host, and its candidates built for it.
+  const target::Target target = target::parse_target(GetParam());
+  const bool avx512 = target.float_lanes() == 16;
   TypedGraph t = three_convolutions();
   graph::Value* rows = t.input("rows", {40, 24});
   t.output(t.node("MatMul", {rows, t.constant("m", {24, 40}, 9)}, {40, 40}));
-  TaskSet set = testing::tasks_of(t.graph);
+  TaskSet set = testing::tasks_of(t.graph, target);
   const Task& matmul = testing::task_of_template(set, "matmul");
   EXPECT_EQ(matmul.space.knobs().front().name, "tile_m");
-  EXPECT_EQ(matmul.space.knobs().front().values.back(), 6);  // 6 rows x 2 ymm registers
+  // Rows x 2 vectors of accumulators next to B's 2 vectors and A's broadcast: 14 rows of
+  // 32 zmm registers, 6 of 16 ymm.
+  EXPECT_EQ(matmul.space.knobs().front().values.back(), avx512 ? 14 : 6);
   const Task& conv = testing::task_of_template(set, "conv2d_nchwc");
   EXPECT_EQ(conv.space.knobs().front().name, "tile_ow");
-  EXPECT_EQ(conv.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
+  // 16-channel blocks: 1 zmm (28 accumulators: the output's 10 columns) or 2 ymm (13 / 2).
+  EXPECT_EQ(conv.space.knobs().front().values.back(), avx512 ? 10 : 6);
+  TESSEL_SKIP_UNLESS_HOST_RUNS(target);
   for (const Task& task : set.tasks)
-    if (task.tunable()) testing::expect_points_match_default(task, 3, "llvm -mcpu=haswell");
+    if (task.tunable()) testing::expect_points_match_default(task, 3, target);
 }
 
-TEST(Tasks, WinogradTemplateForAnAvx2TargetMatchesTheDefault) {
-  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
-  ops::FloatLanesScope lanes(8);
+TEST_P(TasksByTarget, WinogradTemplateIsSizedByTheTargetAndMatchesTheDefault) {
+  const target::Target target = target::parse_target(GetParam());
   TypedGraph t = winograd_convolution();
-  TaskSet set = testing::tasks_of(t.graph);
+  TaskSet set = testing::tasks_of(t.graph, target);
   const Task& task = testing::task_of_template(set, "conv2d_nchwc_winograd");
-  EXPECT_EQ(task.space.knobs().front().values.back(), 6);  // 13 accumulators / 2 vectors
-  testing::expect_points_match_default(task, 4, "llvm -mcpu=haswell");
+  // Tiles per register tile of 16-channel blocks: 13 ymm accumulators hold 6 tiles of 2
+  // vectors; 28 zmm accumulators more than 6 (all of the output's 9 or 25 tiles).
+  const Knob& tile_p = task.space.knobs().front();
+  EXPECT_EQ(tile_p.name, "tile_p");
+  if (target.float_lanes() == 8) {
+    EXPECT_EQ(tile_p.values.back(), 6);
+  } else {
+    EXPECT_GT(tile_p.values.back(), 6);
+  }
+  TESSEL_SKIP_UNLESS_HOST_RUNS(target);
+  testing::expect_points_match_default(task, 4, target);
 }
+
+INSTANTIATE_TEST_SUITE_P(X86, TasksByTarget, ::testing::ValuesIn(tessel::testing::kVectorTargets));
 
 }  // namespace
 }  // namespace tessel::autotune

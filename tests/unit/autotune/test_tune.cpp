@@ -98,7 +98,7 @@ TEST(Tune, CompilingWithRecordsAppliesTheBestSchedule) {
 
   auto applied = std::make_shared<std::vector<AppliedRecord>>();
   compiler::CompileOptions options;
-  options.choose_schedule = choose_from_records(db, target_key(), applied);
+  options.choose_schedule = choose_from_records(db, target_key(target::host()), applied);
   compiler::CompiledModel compiled = compiler::compile_graph(*set.graph, options);
   ASSERT_EQ(applied->size(), 2u);  // the product (launched twice) and the Sigmoid
   int tuned = 0;
@@ -132,7 +132,7 @@ TEST(Tune, AStaleRecordKeepsTheDefaultSchedule) {
   db->add(stale);
   auto applied = std::make_shared<std::vector<AppliedRecord>>();
   compiler::CompileOptions options;
-  options.choose_schedule = choose_from_records(db, target_key(), applied);
+  options.choose_schedule = choose_from_records(db, target_key(target::host()), applied);
   compiler::compile_graph(*set.graph, options);
   EXPECT_FALSE((*applied)[0].tuned);
   EXPECT_NE((*applied)[0].note.find("does not replay"), std::string::npos) << (*applied)[0].note;

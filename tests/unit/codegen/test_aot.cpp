@@ -50,7 +50,7 @@ std::string error_of(Fn fn) {
 TEST(Aot, SharedLibraryLoadsAndRuns) {
   const int64_t n = 100;
   std::string path = temp_path("tessel_aot_kernels.so");
-  emit_shared_library(kernels(n), Target::host(), path);
+  emit_shared_library(kernels(n), target::host(), path);
   runtime::Module module = runtime::Module::load(path);
   EXPECT_TRUE(module.has_function("scale"));
   EXPECT_FALSE(module.has_function("missing"));
@@ -67,7 +67,7 @@ TEST(Aot, SharedLibraryLoadsAndRuns) {
 
 TEST(Aot, ObjectFileForTheHost) {
   std::string path = temp_path("tessel_aot_kernels.o");
-  emit_object_file(kernels(8), Target::host(), path);
+  emit_object_file(kernels(8), target::host(), path);
   EXPECT_GT(std::filesystem::file_size(path), 64u);
   std::filesystem::remove(path);
 }
@@ -80,7 +80,7 @@ TEST(Aot, LoaderErrorsNameTheFileAndTheReason) {
 
   // A truncated copy of a valid library.
   std::string full = temp_path("tessel_aot_full.so"), cut = temp_path("tessel_aot_truncated.so");
-  emit_shared_library(kernels(8), Target::host(), full);
+  emit_shared_library(kernels(8), target::host(), full);
   {
     std::ifstream in(full, std::ios::binary);
     std::vector<char> head(200);
@@ -104,10 +104,10 @@ TEST(Aot, LoaderErrorsNameTheFileAndTheReason) {
 
 TEST(Aot, LinkFailureReportsTheLinkerOutput) {
   std::string path = temp_path("no_such_directory/kernels.so");
-  std::string message = error_of([&] { emit_shared_library(kernels(8), Target::host(), path); });
+  std::string message = error_of([&] { emit_shared_library(kernels(8), target::host(), path); });
   EXPECT_NE(message.find("linking '" + path + "' failed"), std::string::npos) << message;
   EXPECT_NE(message.find("no_such_directory"), std::string::npos) << message;  // cc's own words
-  EXPECT_THROW(emit_shared_library(kernels(8), Target::host(), path), CompileError);
+  EXPECT_THROW(emit_shared_library(kernels(8), target::host(), path), CompileError);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen_test_util.h"
+#include "target/parse_target.h"
 
 namespace tessel::codegen::test {
 namespace {
@@ -55,7 +56,7 @@ std::vector<float> inputs(const UnaryCase& c) {
 
 /// Compiles Out = op(In) as a scalar loop and as a `lanes`-wide vector loop.
 JitModule compile_unary(Intrinsic op, DataType element, int64_t n, int lanes,
-                        const Target& target = Target::host()) {
+                        const target::Target& target = target::host()) {
   Buffer In = buffer("In", element, n), Scalar = buffer("S", element, n),
          Vector = buffer("V", element, n);
   Var i("i"), v("v");
@@ -91,7 +92,7 @@ void check_value(const UnaryCase& c, float x, float got, const char* form, doubl
 }
 
 /// Runs the sweep of case `c` with `lanes`-wide vectors compiled for `target`.
-void check_sweep(const UnaryCase& c, int lanes, const Target& target) {
+void check_sweep(const UnaryCase& c, int lanes, const target::Target& target) {
   DataType f32 = DataType::Float(32);
   std::vector<float> x = inputs(c);
   const int64_t n = static_cast<int64_t>(x.size());
@@ -118,7 +119,7 @@ void check_sweep(const UnaryCase& c, int lanes, const Target& target) {
 class IntrinsicF32 : public ::testing::TestWithParam<std::tuple<UnaryCase, int>> {};
 
 TEST_P(IntrinsicF32, MatchesStdOverSweep) {
-  check_sweep(std::get<0>(GetParam()), std::get<1>(GetParam()), Target::host());
+  check_sweep(std::get<0>(GetParam()), std::get<1>(GetParam()), target::host());
 }
 
 const UnaryCase kF32Cases[] = {
@@ -149,8 +150,8 @@ INSTANTIATE_TEST_SUITE_P(Sweep, IntrinsicF32,
 
 TEST(IntrinsicF32Baseline, TranscendentalsWithoutFmaOnX86_64) {
   // x86-64 without FMA or AVX: separate multiplies and adds, 4-wide SSE vectors.
-  if (Target::host().triple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
-  Target baseline = Target::parse("llvm -mcpu=x86-64");
+  if (target::host().triple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
+  target::Target baseline = target::parse_target("llvm -mcpu=x86-64");
   for (const UnaryCase& c : kF32Cases) {
     if (c.op != Intrinsic::exp && c.op != Intrinsic::log && c.op != Intrinsic::tanh &&
         c.op != Intrinsic::sigmoid && c.op != Intrinsic::erf)

@@ -39,11 +39,11 @@ INSTANTIATE_TEST_SUITE_P(Scopes, CodegenAllocate,
 
 TEST(CodegenAllocate, SmallGlobalBuffersLiveOnTheStack) {
   // 50 floats fit the stack limit: no workspace call; 8192 floats go to the workspace.
-  std::string small = emit_llvm_ir({reverse_through(MemoryScope::Global, 50)}, Target::host(),
+  std::string small = emit_llvm_ir({reverse_through(MemoryScope::Global, 50)}, target::host(),
                                    /*optimize=*/false);
   EXPECT_EQ(small.find("tessel_workspace_alloc"), std::string::npos) << small;
   EXPECT_NE(small.find("alloca"), std::string::npos) << small;
-  std::string large = emit_llvm_ir({reverse_through(MemoryScope::Global, 8192)}, Target::host(),
+  std::string large = emit_llvm_ir({reverse_through(MemoryScope::Global, 8192)}, target::host(),
                                    /*optimize=*/false);
   EXPECT_NE(large.find("tessel_workspace_alloc"), std::string::npos);
   EXPECT_NE(large.find("tessel_workspace_free"), std::string::npos);
@@ -57,7 +57,7 @@ TEST(CodegenPrefetch, BecomesAnL2PrefetchAndChangesNoResult) {
   Stmt body = make_Seq({make_Prefetch(A, min(i + Expr(int64_t{16}), Expr(n - 1))),
                         store(C, i, load(A, i) + 1.0f)});
   PrimFunc f{"shifted", {A, C}, loop(i, n, body)};
-  std::string ir = emit_llvm_ir({f}, Target::host(), /*optimize=*/false);
+  std::string ir = emit_llvm_ir({f}, target::host(), /*optimize=*/false);
   // Read (0), locality 2 (prefetcht1 on x86-64: into L2), data (1).
   EXPECT_NE(ir.find("call void @llvm.prefetch.p0(ptr"), std::string::npos) << ir;
   EXPECT_NE(ir.find("i32 0, i32 2, i32 1)"), std::string::npos) << ir;

@@ -1,23 +1,22 @@
-// Compiling for a target with narrower vectors than the host (AVX2 on an AVX-512 host):
-// the schedules size their tiles by the target's lanes, the code uses only its registers,
-// and the model still computes what its nodes compute one by one.
+// Compiling for AVX2 and for AVX-512 on any host: the schedules size their tiles by the
+// target's lanes, the code uses only its registers, the model still computes what its nodes
+// compute one by one (run where the host can), and two widths compile side by side.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "codegen/llvm/codegen_llvm.h"
-#include "codegen/llvm/target.h"
 #include "compiler/compile_model.h"
 #include "compiler_test_util.h"
 #include "ir/functor.h"
-#include "ops/cpu_features.h"
+#include "target/parse_target.h"
+#include "unit/target_test_util.h"
 
 namespace tessel::compiler {
 namespace {
 
 using testing::TypedGraph;
-
-constexpr const char* kAvx2 = "llvm -mcpu=haswell";
 
 /// Blocked convolutions (dense with its epilogue; grouped by 4 and by 8 channels, in lanes
 /// or a vector per group; depthwise of stride 2, read in place), a product, a softmax and a
@@ -73,50 +72,57 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(TargetLanes, AnAvx2TargetGetsItsOwnTilesAndComputesTheModel) {
-  if (codegen::Target::host().float_lanes() < 8) GTEST_SKIP() << "the host lacks AVX2";
+class TargetLanes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TargetLanes, TheTargetGetsItsOwnTilesAndComputesTheModel) {
+  const target::Target target = target::parse_target(GetParam());
   TypedGraph t = mixed_model();
+  std::vector<graph::TensorType> types;
+  for (const graph::Value* input : t.graph.inputs()) types.push_back(input->type);
+  CompileOptions options;
+  options.build.target = target;
+  CompiledModel compiled = compile_model(t.graph, types, {}, options);
+  // The widest vectors (the product's column panels) span two of the target's registers.
+  const int lanes = target.float_lanes();
+  EXPECT_EQ(widest_vector(compiled.kernels), 2 * lanes);
+  // The target's registers only: ymm for AVX2, zmm for AVX-512.
+  std::string assembly = codegen::emit_assembly(compiled.kernels, target);
+  EXPECT_GT(count(assembly, lanes == 16 ? "%zmm" : "%ymm"), 0);
+  if (lanes == 8) {
+    EXPECT_EQ(count(assembly, "%zmm"), 0);
+  }
+
+  TESSEL_SKIP_UNLESS_HOST_RUNS(target);
   runtime::NDArray image = testing::random_array({1, 16, 12, 12}, 5);
   runtime::NDArray x = testing::random_array({20, 40}, 6);
   std::vector<runtime::NDArray> expected = testing::run_unfused(t.graph, {&image, &x});
-
-  CompileOptions options;
-  options.build.target = kAvx2;
-  int host_lanes = ops::target_float_lanes();
-  std::vector<graph::TensorType> types;
-  for (const graph::Value* input : t.graph.inputs()) types.push_back(input->type);
-  CompiledModel compiled = compile_model(t.graph, types, {}, options);
-  EXPECT_EQ(ops::target_float_lanes(), host_lanes);  // the target's lanes held while compiling
-
-  // The widest vectors (the product's column panels) span two of the target's registers,
-  // 16 floats, where the host's may span 32.
-  EXPECT_EQ(widest_vector(compiled.kernels), 2 * 8);
-  CompileOptions host = options;
-  host.build.target.clear();
-  EXPECT_EQ(widest_vector(compile_model(t.graph, types, {}, host).kernels), 2 * host_lanes);
-  // Vectors of 8 floats (ymm); none of 16 (zmm), which the target does not have.
-  std::string assembly = codegen::emit_assembly(compiled.kernels, codegen::Target::parse(kAvx2));
-  EXPECT_GT(count(assembly, "%ymm"), 0);
-  EXPECT_EQ(count(assembly, "%zmm"), 0);
-
   runtime::Model model = jit_model(std::move(compiled), options.build);
   std::vector<runtime::NDArray> actual = model.run({&image, &x});
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t o = 0; o < actual.size(); ++o) testing::expect_close(actual[o], expected[o]);
 }
 
-TEST(TargetLanes, ScopesNestAndRestore) {
-  int host = ops::target_float_lanes();
-  {
-    ops::FloatLanesScope avx2(8);
-    EXPECT_EQ(ops::target_float_lanes(), 8);
-    {
-      ops::FloatLanesScope sse(4);
-      EXPECT_EQ(ops::target_float_lanes(), 4);
-    }
-    EXPECT_EQ(ops::target_float_lanes(), 8);
-  }
-  EXPECT_EQ(ops::target_float_lanes(), host);
+INSTANTIATE_TEST_SUITE_P(X86, TargetLanes, ::testing::ValuesIn(tessel::testing::kVectorTargets));
+
+TEST(TargetLanesTogether, CompilesForTwoWidthsAtOnceEachByItsOwnTarget) {
+  // Nothing process-wide holds a vector width: two threads compiling the same model for
+  // AVX2 and for AVX-512 at the same time each get their own tiles.
+  TypedGraph t = mixed_model();
+  std::vector<graph::TensorType> types;
+  for (const graph::Value* input : t.graph.inputs()) types.push_back(input->type);
+  auto widest_for = [&](const char* description, int& widest) {
+    CompileOptions options;
+    options.build.target = target::parse_target(description);
+    for (int round = 0; round < 3; ++round)
+      widest = std::max(widest, widest_vector(compile_model(t.graph, types, {}, options).kernels));
+  };
+  int avx2 = 0, avx512 = 0;
+  std::thread narrow([&] { widest_for("x86-64-avx2", avx2); });
+  std::thread wide([&] { widest_for("x86-64-avx512", avx512); });
+  narrow.join();
+  wide.join();
+  EXPECT_EQ(avx2, 2 * 8);
+  EXPECT_EQ(avx512, 2 * 16);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "runtime/model.h"
 #include "runtime/module.h"
 #include "support/error.h"
+#include "target/host.h"
 #include "unit/deploy/tiny_model.h"
 
 namespace tessel::deploy_test {
@@ -182,7 +183,7 @@ TEST(Model, LoadErrors) {
 
   // A kernel library without the model's symbols.
   std::string kernels_only = temp_path("kernels_only.so");
-  codegen::emit_shared_library(tiny_model().kernels, codegen::Target::host(), kernels_only);
+  codegen::emit_shared_library(tiny_model().kernels, target::host(), kernels_only);
   EXPECT_EQ(load_error(kernels_only), "'" + kernels_only +
                                           "' is not a tessel model library: it has no symbol "
                                           "'tessel_model_plan_size'");

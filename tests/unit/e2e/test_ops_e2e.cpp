@@ -12,8 +12,11 @@
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
+#include "ops/target_budget.h"
 #include "runtime/module.h"
 #include "runtime/tessel_runtime.h"
+#include "target/parse_target.h"
+#include "unit/target_test_util.h"
 
 namespace tessel {
 namespace {
@@ -39,7 +42,7 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
   for (int64_t tile_m : {1, 3, 4}) {
     for (int64_t tile_n : {8, 16}) {
       for (bool prefetch : {false, true}) {
-        te::Tensor c = ops::matmul(a, b, "C", tile_n);
+        te::Tensor c = ops::matmul(a, b, tile_n, "C");
         schedule::Schedule s({c});
         ops::MatmulConfig config;
         config.tile_m = tile_m;
@@ -61,20 +64,24 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
 }
 
 TEST(MatmulSchedule, PrefetchesRightOperandsOfAMebibyteOrMoreByDefault) {
-  auto prefetches = [](int64_t m, int64_t n, int64_t k) {
-    te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
-    te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
-    te::Tensor c = ops::matmul(a, b, "C");
-    schedule::Schedule s({c});
-    ops::schedule_matmul_cpu(s, c, ops::default_matmul_config());
-    int count = 0;
-    for (const schedule::Stage& stage : s.stages()) count += static_cast<int>(stage.prefetches.size());
-    return count;
-  };
-  EXPECT_EQ(prefetches(128, 768, 768), 1);  // 2.25 MiB, BERT's attention output
-  EXPECT_EQ(prefetches(1, 4096, 1024), 1);  // 16 MiB, a recurrent step
-  EXPECT_EQ(prefetches(128, 256, 768), 0);  // 0.75 MiB: stays cached
-  EXPECT_EQ(prefetches(128, 48, 8192), 0);  // 1.5-2 MiB in too few column tiles
+  for (const char* description : testing::kVectorTargets) {
+    const target::Target target = target::parse_target(description);
+    auto prefetches = [&](int64_t m, int64_t n, int64_t k) {
+      te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
+      te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
+      te::Tensor c = ops::matmul(a, b, ops::matmul_panel(target), "C");
+      schedule::Schedule s({c});
+      ops::schedule_matmul_cpu(s, c, ops::default_matmul_config(target));
+      int count = 0;
+      for (const schedule::Stage& stage : s.stages())
+        count += static_cast<int>(stage.prefetches.size());
+      return count;
+    };
+    EXPECT_EQ(prefetches(128, 768, 768), 1) << description;  // 2.25 MiB, BERT's attention output
+    EXPECT_EQ(prefetches(1, 4096, 1024), 1) << description;  // 16 MiB, a recurrent step
+    EXPECT_EQ(prefetches(128, 256, 768), 0) << description;  // 0.75 MiB: stays cached
+    EXPECT_EQ(prefetches(128, 48, 8192), 0) << description;  // 1.5-2 MiB, too few column tiles
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatmulE2E,
@@ -103,7 +110,7 @@ TEST_P(Conv2dE2E, DirectScheduleMatchesNaiveLoops) {
   schedule::Schedule s({y});
   ops::Conv2dConfig config;
   config.tile_ow = 4;
-  ops::schedule_conv2d_cpu(s, y, config);
+  ops::schedule_conv2d_cpu(s, y, target::host(), config);
   driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d");
   std::vector<Floats> bufs = {ops::reference::random_values(c * hw * hw, 21),
                               ops::reference::random_values(k * c * r * r, 22),
@@ -185,7 +192,7 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
     schedule::Schedule s({y});
     ops::Conv2dNchwcConfig config;
     config.pad_in_place = pad_in_place;
-    ops::schedule_conv2d_nchwc_cpu(s, y, {}, config);
+    ops::schedule_conv2d_nchwc_cpu(s, y, target::host(), {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
     // Padding channels of blocked data hold zeros, as the layout guarantees.
     std::vector<Floats> bufs = {
@@ -314,7 +321,7 @@ TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
   narrow.prefetch = true;
   for (const ops::Conv2dWinogradConfig& config : {ops::Conv2dWinogradConfig{}, narrow}) {
     schedule::Schedule s({y});
-    ops::schedule_conv2d_winograd_cpu(s, y, {}, config);
+    ops::schedule_conv2d_winograd_cpu(s, y, target::host(), {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_winograd");
     std::vector<Floats> bufs = {
         batch_to_blocks(data, p.n, p.c, p.hw * p.hw, p.in_block), weight,
@@ -399,7 +406,7 @@ TEST(ExportLibrary, ScheduledMatmulRunsFromASharedLibrary) {
   const int64_t m = 20, n = 32, k = 9;
   te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
   te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
-  te::Tensor c = ops::matmul(a, b, "C");
+  te::Tensor c = ops::matmul(a, b, ops::matmul_panel(target::host()), "C");
   schedule::Schedule s({c});
   ops::schedule_matmul_cpu(s, c, ops::MatmulConfig{});
   std::string path = ::testing::TempDir() + "tessel_export_matmul.so";

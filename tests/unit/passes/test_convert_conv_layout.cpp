@@ -1,10 +1,10 @@
 // convert_conv_layout: convolutions and the element-wise operators between them in the
 // blocked layout NCHW[x]c, the layout changes placed once each, results unchanged.
-#include "ops/cpu_features.h"
 #include "passes/convert_conv_layout.h"
 #include "passes/infer_types.h"
 #include "passes/pipeline.h"
 #include "passes_test_util.h"
+#include "target/parse_target.h"
 
 namespace tessel::passes {
 namespace {
@@ -23,11 +23,17 @@ int count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
-/// `g` typed and converted; the typed result is checked against `g` on random inputs
-/// (within `rtol`).
-graph::Graph converted(const graph::Graph& g, double rtol = 1e-4) {
+/// The target whose vectors hold `lanes` floats.
+target::Target target_of_lanes(int lanes) {
+  return target::parse_target(lanes == 16 ? "x86-64-avx512" : "x86-64-avx2");
+}
+
+/// `g` typed and converted for `target`; the typed result is checked against `g` on random
+/// inputs (within `rtol`).
+graph::Graph converted(const graph::Graph& g, double rtol = 1e-4,
+                       const target::Target& target = target::host()) {
   graph::Graph typed = infer_types(g);
-  graph::Graph result = infer_types(convert_conv_layout(typed));
+  graph::Graph result = infer_types(convert_conv_layout(typed, target));
   expect_same_results(typed, result, rtol);
   return result;
 }
@@ -68,25 +74,28 @@ TEST(ConvertConvLayout, FewInputChannelsAreReadInNchwAndDepthwiseKeepsTheBlock) 
   t.output(t.op("Softmax", "soft", {k}, {{"axis", Attribute::of_int(1)}}));
   t.output(t.op("Conv", "d", {k, t.random("w2", {24, 1, 3, 3})}, conv_attrs(1, 1, 24)));
   for (int lanes : {8, 16}) {
-    ops::FloatLanesScope scope(lanes);
     std::string block = std::to_string(lanes == 16 ? 16 : 8);
-    EXPECT_EQ(graph::to_string(converted(t.g)), R"(graph g
+    EXPECT_EQ(graph::to_string(converted(t.g, 1e-4, target_of_lanes(lanes))),
+              R"(graph g
   input %x: float32[1, 3, 9, 9]
   const %w1: float32[24, 3, 3, 3]
   const %lo: float32[]
   const %hi: float32[]
   const %w2: float32[24, 1, 3, 3]
-  %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = )" + block +
-                                                     R"(, depthwise = 0, pad = 1, stride = 2}
+  %a_nchwc = tessel.Conv2dNCHWc(%x, %w1) {block = )" +
+                  block +
+                  R"(, depthwise = 0, pad = 1, stride = 2}
   %k_nchwc = Clip(%a_nchwc, %lo, %hi)
   %k = tessel.LayoutFromNCHWc(%k_nchwc) {channels = 24}
   %soft = Softmax(%k) {axis = 1}
-  %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = )" + block +
-                                                     R"(, depthwise = 1, pad = 1, stride = 1}
+  %d_nchwc = tessel.Conv2dNCHWc(%k_nchwc, %w2) {block = )" +
+                  block +
+                  R"(, depthwise = 1, pad = 1, stride = 1}
   %d = tessel.LayoutFromNCHWc(%d_nchwc) {channels = 24}
   output %soft: float32[1, 24, 5, 5]
   output %d: float32[1, 24, 5, 5]
-)") << lanes << " lanes";
+)") << lanes
+    << " lanes";
   }
 }
 
@@ -156,7 +165,7 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   // SqueezeNet's fire module: a squeeze conv, two expand convs, their outputs concatenated.
   // Tensors of different blocks are gathered into the output's blocks (AVX2's: 24
   // channels take blocks of 8); a Concat with an NCHW input leaves the layout.
-  ops::FloatLanesScope avx2(8);
+  const target::Target avx2 = target::parse_target("x86-64-avx2");
   TestGraph t;
   graph::Value* x = t.input("x", {1, 16, 5, 5});
   graph::Value* s =
@@ -168,7 +177,7 @@ TEST(ConvertConvLayout, ChannelConcatOfBlockedTensorsConcatenatesBlocks) {
   t.output(t.op("Concat", "mixed", {e1, e8}, {{"axis", Attribute::of_int(1)}}));
   graph::Value* z = t.input("z", {1, 16, 5, 5});
   t.output(t.op("Concat", "with_input", {e1, z}, {{"axis", Attribute::of_int(1)}}));
-  std::string text = graph::to_string(converted(t.g));
+  std::string text = graph::to_string(converted(t.g, 1e-4, avx2));
   EXPECT_NE(text.find("%fire_nchwc = Concat(%e1_nchwc, %e3_nchwc) {axis = 1}"), std::string::npos)
       << text;
   EXPECT_NE(text.find("%mixed_nchwc = tessel.ChannelGatherNCHWc(%e1_nchwc, %e8_nchwc) {block = 8, "
@@ -241,7 +250,8 @@ TEST(ConvertConvLayout, ChannelShuffleConcatAndSlicesOfPartBlocksStayBlocked) {
 TEST(ConvertConvLayout, DefaultPipelineDropsGathersThatOthersReadThrough) {
   // The gathers of the concatenation and of the whole shuffle lose their readers to the
   // slice's gather; the pipeline's dead-code pass after the conversion removes them.
-  std::string text = graph::to_string(run_pipeline(shuffle_unit(false), default_pipeline()));
+  std::string text =
+      graph::to_string(run_pipeline(shuffle_unit(false), default_pipeline(target::host())));
   EXPECT_EQ(count_of(text, "tessel.ChannelGatherNCHWc"), 3) << text;  // left, right, first
   EXPECT_EQ(text.find("%joined_nchwc ="), std::string::npos) << text;
   EXPECT_EQ(text.find("%shuffled_nchwc ="), std::string::npos) << text;
@@ -252,8 +262,8 @@ TEST(ConvertConvLayout, PaddedChannelCountsTakeTheBlockTheVectorWidthFavours) {
   // block of 8 would leave half of each vector idle), of 8 on AVX2 (58 -> 64, 116 -> 120);
   // blocked throughout either way.
   for (int lanes : {8, 16}) {
-    ops::FloatLanesScope scope(lanes);
-    std::string text = graph::to_string(converted(shuffle_unit(false, 58)));
+    std::string text =
+        graph::to_string(converted(shuffle_unit(false, 58), 1e-4, target_of_lanes(lanes)));
     std::string block = "{block = " + std::to_string(lanes == 16 ? 16 : 8);
     EXPECT_NE(text.find("%a_nchwc = tessel.Conv2dNCHWc(%x_nchwc, %w1) " + block), std::string::npos)
         << lanes << " lanes\n"
@@ -441,7 +451,8 @@ TEST(ConvertConvLayout, ThreeByThreeConvolutionsOfManyChannelsTakeWinograd) {
   EXPECT_EQ(count_of(text, "winograd"), 2) << text;
   ConvLayoutOptions direct;
   direct.winograd = false;
-  std::string without = graph::to_string(infer_types(convert_conv_layout(typed, direct)));
+  std::string without =
+      graph::to_string(infer_types(convert_conv_layout(typed, target::host(), direct)));
   EXPECT_EQ(count_of(without, "winograd"), 0) << without;
   EXPECT_EQ(count_of(without, "Conv2dNCHWc"), 4) << without;
 }

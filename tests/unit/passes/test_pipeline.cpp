@@ -51,7 +51,7 @@ TestGraph small_model() {
 
 TEST(Pipeline, DefaultPipelineOnASmallModel) {
   TestGraph t = small_model();
-  graph::Graph optimized = run_pipeline(t.g, default_pipeline());
+  graph::Graph optimized = run_pipeline(t.g, default_pipeline(target::host()));
   EXPECT_EQ(graph::to_string(optimized), R"(graph model
   input %x: float32[2, 3, 8]
   const %g.scale: float32[8]
@@ -82,7 +82,7 @@ TEST(Pipeline, PrintsTimesAndStops) {
   TestGraph t;
   graph::Value* x = t.input("x", {2});
   t.output(t.op("Relu", "y", {t.op("Identity", "i", {x})}));
-  std::vector<Pass> passes = default_pipeline();
+  std::vector<Pass> passes = default_pipeline(target::host());
 
   std::ostringstream printed, timing;
   PipelineOptions options;
