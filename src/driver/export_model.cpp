@@ -15,14 +15,23 @@
 namespace tessel::driver {
 namespace {
 
-/// `path` as a quoted string for the GNU assembler.
-std::string asm_string(const std::string& path) {
+/// `text` as a quoted string for the GNU assembler.
+std::string asm_string(const std::string& text) {
   std::string out = "\"";
-  for (char c : path) {
+  for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + "\"";
+}
+
+/// Assembly defining `symbol` as the NUL-terminated string `text`.
+void define_string(std::ostream& out, const std::string& symbol, const std::string& text) {
+  out << "  .globl " << symbol << "\n"
+      << "  .type " << symbol << ", %object\n"
+      << symbol << ":\n"
+      << "  .asciz " << asm_string(text) << "\n"
+      << "  .size " << symbol << ", . - " << symbol << "\n";
 }
 
 /// Assembly defining `symbol` as the bytes of `file` (aligned to `alignment`) and
@@ -83,6 +92,13 @@ void export_model(const std::vector<ir::PrimFunc>& kernels, const runtime::Model
               plan_bytes.size(), 8);
   define_blob(s, runtime::kWeightsSymbol, runtime::kWeightsSizeSymbol, weights_file.path(),
               weights.size(), static_cast<int>(kArgumentAlignment));
+  // The target, and the features its code needs: the runtime refuses the library on a
+  // processor without them instead of failing on an illegal instruction.
+  std::string features;
+  for (const std::string& feature : options.target.features)
+    features += (features.empty() ? "" : ",") + feature;
+  define_string(s, runtime::kTargetSymbol, options.target.to_string());
+  define_string(s, runtime::kFeaturesSymbol, features);
   // No executable stack for the library.
   s << "  .section .note.GNU-stack, \"\", %progbits\n";
   std::string text = s.str();

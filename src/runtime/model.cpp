@@ -10,6 +10,7 @@
 
 #include "runtime/data_dependent.h"
 #include "runtime/error.h"
+#include "runtime/host_cpu.h"
 #include "runtime/memory.h"
 #include "runtime/module.h"
 #include "runtime/thread_pool.h"
@@ -64,6 +65,21 @@ int64_t bytes_of(const std::vector<int64_t>& shape, DType dtype) {
   int64_t n = dtype.bytes();
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+/// Throws when `module` needs instruction-set features this processor lacks (a library
+/// without the symbol predates it and is not checked).
+void check_cpu_features(const Module& module) {
+  const auto* needed = static_cast<const char*>(module.find_symbol(kFeaturesSymbol));
+  if (!needed) return;
+  std::string missing = missing_cpu_features(needed);
+  if (missing.empty()) return;
+  const auto* target = static_cast<const char*>(module.find_symbol(kTargetSymbol));
+  std::string cpu = host_cpu().name.empty() ? "" : " (" + host_cpu().name + ")";
+  throw Error("'" + module.path() + "' was compiled for '" + (target ? target : "?") +
+              "' and needs " + missing + ", which this processor" + cpu +
+              " lacks: compile the model for this machine (the default target) or for a "
+              "target whose features it has");
 }
 
 /// The size stored in the uint64_t data symbol `name` of `module`.
@@ -141,6 +157,7 @@ uint8_t* RunContext::Buffer::reserve(int64_t bytes, const std::string& what) {
 
 Model Model::load(const std::string& path) {
   auto module = std::make_shared<Module>(Module::load(path));
+  check_cpu_features(*module);
   uint64_t plan_size = read_size_symbol(*module, kPlanSizeSymbol);
   uint64_t weights_size = read_size_symbol(*module, kWeightsSizeSymbol);
   const void* plan_bytes = module->find_symbol(kPlanSymbol);

@@ -8,7 +8,10 @@
 //   tessel_model_plan_size     uint64_t, its size in bytes
 //   tessel_model_weights       the weights blob, 64-byte aligned
 //   tessel_model_weights_size  uint64_t, its size in bytes (the plan's weights_bytes)
-// Model::load reads them with the runtime alone (no compiler, no LLVM). The JIT path builds
+//   tessel_model_target        the target description it was compiled for (a C string)
+//   tessel_model_features      the instruction-set features its code needs, comma-separated
+// Model::load reads them with the runtime alone (no compiler, no LLVM), and refuses a
+// library whose features this processor lacks, naming them, before any of its code runs. The JIT path builds
 // a Model from a plan, weights in memory and a kernel lookup instead.
 //
 // Threads: the plan, weights and kernels never change once a Model is built, and are shared
@@ -36,6 +39,8 @@ inline constexpr const char* kPlanSymbol = "tessel_model_plan";
 inline constexpr const char* kPlanSizeSymbol = "tessel_model_plan_size";
 inline constexpr const char* kWeightsSymbol = "tessel_model_weights";
 inline constexpr const char* kWeightsSizeSymbol = "tessel_model_weights_size";
+inline constexpr const char* kTargetSymbol = "tessel_model_target";
+inline constexpr const char* kFeaturesSymbol = "tessel_model_features";
 
 class Model;
 /// The immutable part of a Model (plan, weights, kernels, what keeps them alive), shared by

@@ -15,6 +15,7 @@
 #include "runtime/module.h"
 #include "support/error.h"
 #include "target/host.h"
+#include "target/parse_target.h"
 #include "unit/deploy/tiny_model.h"
 
 namespace tessel::deploy_test {
@@ -188,6 +189,41 @@ TEST(Model, LoadErrors) {
                                           "' is not a tessel model library: it has no symbol "
                                           "'tessel_model_plan_size'");
   std::filesystem::remove(kernels_only);
+}
+
+TEST(Model, RecordsItsTargetAndItsFeatures) {
+  runtime::Module library = runtime::Module::load(tiny_library());
+  const auto* target = static_cast<const char*>(library.find_symbol(runtime::kTargetSymbol));
+  const auto* features = static_cast<const char*>(library.find_symbol(runtime::kFeaturesSymbol));
+  ASSERT_NE(target, nullptr);
+  ASSERT_NE(features, nullptr);
+  EXPECT_EQ(std::string(target), target::host().to_string());
+  EXPECT_EQ(target::parse_target(target).features, target::host().features);
+  std::string expected;
+  for (const std::string& f : target::host().features) expected += (expected.empty() ? "" : ",") + f;
+  EXPECT_EQ(std::string(features), expected);
+}
+
+TEST(Model, ALibraryNeedingFeaturesTheProcessorLacksIsRefusedNamingThem) {
+  // Granite Rapids' AMX-FP16, or AVX-512 on a host without it: this host lacks one of them.
+  target::Target wide = target::parse_target("llvm -mcpu=graniterapids");
+  std::string missing;
+  if (target::runs_on_host(wide, &missing)) GTEST_SKIP() << "the host has every feature of " << wide.cpu;
+  TinyModel m = tiny_model();
+  std::string path = temp_path("wide.so");
+  driver::BuildOptions options;
+  options.target = wide;
+  driver::export_model(m.kernels, m.plan, m.weights, path, options);
+  std::string error = load_error(path);
+  EXPECT_NE(error.find("was compiled for '" + wide.to_string() + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find("needs " + missing + ", which this processor"), std::string::npos) << error;
+  // Through the C API too, as an error code and a message.
+  tessel_model* model = nullptr;
+  EXPECT_NE(tessel_model_load(path.c_str(), &model), TESSEL_OK);
+  EXPECT_EQ(model, nullptr);
+  EXPECT_NE(std::string(tessel_last_error()).find(missing), std::string::npos)
+      << tessel_last_error();
+  std::filesystem::remove(path);
 }
 
 TEST(Model, ExportErrors) {
