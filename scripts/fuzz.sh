@@ -13,7 +13,8 @@
 # size and crashes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-all_targets=(onnx_model onnx_external_data tensor_pb npy model_plan records_jsonl trace_json)
+all_targets=(onnx_model onnx_external_data tensor_pb npy model_plan records_jsonl trace_json
+  target_description)
 seconds=60
 max_len=65536
 targets=()

@@ -1,6 +1,7 @@
 // Target descriptions: options, shorthands, triples, CPUs and feature switches.
 #include "target/parse_target.h"
 
+#include <algorithm>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -46,7 +47,9 @@ std::vector<std::string> split(const std::string& text, char separator) {
 /// The architecture and normalised triple ("x86_64-linux-gnu" -> "x86_64-unknown-linux-gnu").
 std::pair<Arch, std::string> parse_triple(const std::string& triple, const std::string& text) {
   std::vector<std::string> parts = split(triple, '-');
-  if (parts.size() < 2 || parts.size() > 4)
+  bool empty_part = triple.empty() || triple.back() == '-' ||
+                    std::find(parts.begin(), parts.end(), "") != parts.end();
+  if (empty_part || parts.size() < 2 || parts.size() > 4)
     TESSEL_USER_ERROR("target '", text, "': unknown triple '", triple,
                       "' (expected arch-vendor-os-environment, e.g. aarch64-linux-gnu)");
   Arch arch;

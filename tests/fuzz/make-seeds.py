@@ -264,6 +264,19 @@ def records():
     yield "one_line", json.dumps(line) + "\n"
 
 
+def target_descriptions():
+    """Target descriptions as --target takes them: shorthands, CPUs and feature switches."""
+    return [
+        ("host", "llvm"),
+        ("avx2", "x86-64-avx2"),
+        ("avx512_vnni", "x86-64-avx512 -mattr=+avx512vnni"),
+        ("aarch64", "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1 -mattr=-sve"),
+        ("znver4", "llvm -mcpu=znver4 -mattr=-avx512f,+avxvnni"),
+        ("riscv", "riscv64 -mattr=-v"),
+        ("spr", "llvm -mtriple=x86_64-linux-gnu -mcpu=sapphirerapids -mattr=-amx-tile"),
+    ]
+
+
 def main():
     for name, data in list(onnx_models()) + list(control_flow_models()):
         write("onnx_model", name + ".onnx", data)
@@ -280,6 +293,8 @@ def main():
         write("trace_json", name + ".json", text)
     for name, text in records():
         write("records_jsonl", name + ".jsonl", text)
+    for name, text in target_descriptions():
+        write("target_description", name, text)
     print("seeds written to", ROOT, file=sys.stderr)
 
 

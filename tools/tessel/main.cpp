@@ -16,7 +16,7 @@ void print_usage() {
                "       build matmul, conv2d and softmax; print their IR; run and check them\n"
                "  test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]\n"
                "      [--rtol X] [--atol X] [--compiled] [--no-fusion] [--no-blocked-layout]\n"
-               "      [--no-winograd]\n"
+               "      [--no-winograd] [--symbolic-batch] [--target T]\n"
                "       run ONNX backend test cases (model.onnx + test_data_set_*) and compare\n"
                "  list-ops\n"
                "       list the supported operators with their opsets and pattern kinds\n"

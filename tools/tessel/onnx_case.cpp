@@ -117,6 +117,7 @@ CaseResult run_onnx_case(const std::string& dir, const CaseOptions& options) {
     compile.fusion.enabled = options.fusion;
     compile.passes.blocked_layout = options.blocked_layout;
     compile.passes.winograd = options.winograd;
+    compile.build.target = options.target;
     compiler::Backend backend =
         options.through_library ? compiler::Backend::SharedLibrary : compiler::Backend::Jit;
     bool structured = false;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "target/host.h"
+
 namespace tessel::cli {
 
 enum class CaseStatus { Pass, Fail, Skip };
@@ -31,6 +33,8 @@ struct CaseOptions {
   /// Inputs whose declared leading dimension is a symbol keep it: one compiled model runs
   /// the data sets of every batch size (a case compiled more than once fails).
   bool symbolic_batch = false;
+  /// The machine the kernels are compiled for; it must run here.
+  target::Target target = target::host();
 };
 
 /// Imports, compiles and runs the case in `dir` on every data set and compares the outputs.

@@ -3,11 +3,12 @@
 //
 //   tessel test-onnx <dir>... [--jobs N] [--timeout S] [--expected FILE] [--report FILE]
 //                    [--rtol X] [--atol X] [--compiled] [--no-fusion] [--no-blocked-layout]
-//                    [--no-winograd] [--symbolic-batch]
+//                    [--no-winograd] [--symbolic-batch] [--target T]
 //
 // --compiled runs each case through a compiled model library (.so) loaded by the runtime,
 // the way an application runs a model compiled with `tessel compile`. --symbolic-batch
 // compiles each model once with its symbolic leading dimensions kept, for every data set.
+// --target compiles for another target this machine runs (e.g. x86-64-avx2).
 // Prints one line per case in case order (pass / FAIL with the worst mismatch / skip with
 // the reason) and ends with "N passed, N failed, N skipped". With --expected, the exit code
 // is non-zero when a listed case does not pass; cases that pass but are not listed are
@@ -31,6 +32,7 @@
 #include "commands.h"
 #include "onnx_case.h"
 #include "support/error.h"
+#include "target/parse_target.h"
 
 namespace tessel::cli {
 
@@ -63,6 +65,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (args[k] == "--no-blocked-layout") options.case_options.blocked_layout = false;
     else if (args[k] == "--no-winograd") options.case_options.winograd = false;
     else if (args[k] == "--symbolic-batch") options.case_options.symbolic_batch = true;
+    else if (args[k] == "--target") options.case_options.target = target::parse_target(value());
     else if (args[k].rfind("--", 0) == 0) TESSEL_USER_ERROR("unknown option ", args[k]);
     else options.roots.push_back(args[k]);
   }

@@ -120,6 +120,9 @@ TEST(ParseTarget, RejectsBadDescriptionsNamingWhatIsWrong) {
   EXPECT_NE(message_of("llvm -mcpu=not-a-cpu").find("znver4"), std::string::npos);  // the known
   EXPECT_NE(message_of("llvm -mtriple=nonsense-arch-linux").find("unknown triple"),
             std::string::npos);
+  EXPECT_NE(message_of("llvm -mtriple=x86_64-linux-gnu-").find("unknown triple"),
+            std::string::npos);
+  EXPECT_NE(message_of("llvm -mtriple=x86_64--gnu").find("unknown triple"), std::string::npos);
   EXPECT_NE(message_of("llvm -mtriple=aarch64-linux-gnu -mcpu=native").find("-mcpu=native"),
             std::string::npos);
   EXPECT_NE(message_of("llvm -mcpu=haswell -mattr=+avx9").find("unknown feature 'avx9'"),
