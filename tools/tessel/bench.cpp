@@ -138,7 +138,7 @@ int run_bench(const std::vector<std::string>& args) {
         "[--no-fusion] "
         "[--no-blocked-layout] [--no-winograd]");
   runtime::Model model = load_model(input, flags, true);
-  int threads = flags.options.num_threads;
+  int threads = flags.request.options.num_threads;
   if (threads > 0) model.set_num_threads(threads);
   // --batch N: N samples per run, for a model with a symbolic batch.
   model.context().set_batch_size(batch);

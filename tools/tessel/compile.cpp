@@ -33,7 +33,7 @@ int run_compile(const std::vector<std::string>& args) {
   auto start = std::chrono::steady_clock::now();
   compiler::CompiledModel model = compile_onnx(input, flags, true);
   std::cerr << "generating code for " << model.kernels.size() << " kernels...\n";
-  compiler::export_model(model, output, flags.options.build);
+  api::export_library(model, output, flags.request);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "wrote " << output << " (" << std::filesystem::file_size(output) / (1024.0 * 1024.0)
             << " MiB): " << model.stats.kernel_launches << " kernel launches, "

@@ -3,14 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 
-#include "autotune/apply_records.h"
-#include "autotune/task.h"
-#include "frontend/onnx_importer.h"
-#include "passes/sequences.h"
 #include "support/error.h"
 #include "target/parse_target.h"
 
@@ -63,101 +58,39 @@ bool CompileFlags::parse(const std::vector<std::string>& args, size_t& i) {
                         "'");
     std::string name = spec.substr(0, eq), shape = spec.substr(eq + 1);
     if (shape == "none") {
-      element_shapes.emplace_back(name, Elements{false, {}});
+      request.inputs.elements.emplace_back(name, api::InputShapes::Elements{false, {}});
     } else if (!shape.empty() && shape.front() == '[') {
       if (shape.back() != ']')
         TESSEL_USER_ERROR("--input-shape: '", shape, "' opens a list of shapes it does not close");
-      Elements elements{true, {}};
+      api::InputShapes::Elements elements{true, {}};
       std::string inside = shape.substr(1, shape.size() - 2);
       for (size_t start = 0; !inside.empty() && start <= inside.size();) {
         size_t end = std::min(inside.find(',', start), inside.size());
         elements.shapes.push_back(parse_shape(inside.substr(start, end - start), flag));
         start = end + 1;
       }
-      element_shapes.emplace_back(name, std::move(elements));
+      request.inputs.elements.emplace_back(name, std::move(elements));
     } else {
-      input_shapes.emplace_back(name, parse_shape(shape, flag));
+      request.inputs.tensors.emplace_back(name, parse_shape(shape, flag));
     }
   } else if (flag == "--no-fusion") {
-    options.fusion.enabled = false;
+    request.options.fusion.enabled = false;
   } else if (flag == "--no-blocked-layout") {
-    options.passes.blocked_layout = false;
+    request.options.passes.blocked_layout = false;
   } else if (flag == "--no-winograd") {
-    options.passes.winograd = false;
+    request.options.passes.winograd = false;
   } else if (flag == "--target") {
-    options.build.target = target::parse_target(value_of(args, i));
+    request.options.build.target = target::parse_target(value_of(args, i));
   } else if (flag == "--threads") {
-    options.num_threads = parse_count(flag, value_of(args, i));
+    request.options.num_threads = parse_count(flag, value_of(args, i));
   } else if (flag == "--records") {
-    records = value_of(args, i);
+    request.records = value_of(args, i);
   } else if (flag == "--print-after") {
     print_after = value_of(args, i);
   } else {
     return false;
   }
   return true;
-}
-
-std::vector<graph::TensorType> input_types(const graph::Graph& graph, const CompileFlags& flags) {
-  std::vector<graph::TensorType> types;
-  for (const auto& [name, shape] : flags.input_shapes) {
-    bool known = false;
-    for (const graph::Value* in : graph.inputs()) known |= in->name == name;
-    if (!known) TESSEL_USER_ERROR("--input-shape: the model has no input named '", name, "'");
-  }
-  for (const graph::Value* in : graph.inputs()) {
-    graph::TensorType type = in->type;
-    bool given = false;
-    for (const auto& [name, shape] : flags.input_shapes) {
-      if (name != in->name) continue;
-      if (!type.dims.empty() && type.dims.size() != shape.size())
-        TESSEL_USER_ERROR("--input-shape: input '", name, "' has rank ", type.dims.size(), " (",
-                          type.to_string(), "), got ", shape.size(), " dimensions");
-      type.dims = shape;
-      given = true;
-    }
-    // Symbolic dimensions the model declares, unless given, compile for 1.
-    for (graph::Dim& dim : type.dims)
-      if (!given && !dim.is_static()) dim = graph::Dim::of(1);
-    types.push_back(type);
-  }
-  return types;
-}
-
-graph::Graph import_model(const std::string& path, const CompileFlags& flags) {
-  graph::Graph graph = frontend::import_onnx_file(path);
-  bool structured = false;
-  for (const graph::Value* in : graph.inputs()) structured |= in->kind != graph::ValueKind::Tensor;
-  for (const auto& [name, elements] : flags.element_shapes) {
-    const graph::Value* input = nullptr;
-    for (const graph::Value* in : graph.inputs())
-      if (in->name == name) input = in;
-    if (!input) TESSEL_USER_ERROR("--input-shape: the model has no input named '", name, "'");
-    if (input->kind == graph::ValueKind::Tensor)
-      TESSEL_USER_ERROR("--input-shape: input '", name, "' is a tensor: give it one shape");
-  }
-  if (!structured) return graph;
-  std::vector<passes::InputStructure> structures;
-  for (const graph::Value* in : graph.inputs()) {
-    passes::InputStructure structure;
-    if (in->kind != graph::ValueKind::Tensor) {
-      auto given = std::find_if(flags.element_shapes.begin(), flags.element_shapes.end(),
-                                [&](const auto& e) { return e.first == in->name; });
-      bool sequence =
-          in->kind == graph::ValueKind::Sequence || in->kind == graph::ValueKind::OptionalSequence;
-      if (given == flags.element_shapes.end())
-        TESSEL_USER_ERROR("input '", in->name, "' is ", sequence ? "a " : "an ",
-                          graph::value_kind_name(in->kind), ": give ",
-                          sequence ? "its elements' shapes" : "its value's shape",
-                          " with --input-shape ", in->name, sequence ? "=[2x3,5]" : "=[2x3]",
-                          in->kind == graph::ValueKind::Sequence ? "" : " (or =none when empty)");
-      structure.present = given->second.present;
-      for (const std::vector<graph::Dim>& dims : given->second.shapes)
-        structure.elements.push_back(graph::TensorType{in->type.dtype, dims});
-    }
-    structures.push_back(std::move(structure));
-  }
-  return passes::flatten_structured_inputs(graph, structures);
 }
 
 namespace {
@@ -177,58 +110,30 @@ void report_applied_records(const std::vector<autotune::AppliedRecord>& applied,
   }
 }
 
+/// The request with the command's printing: progress to stderr when `verbose`, the graph
+/// after the passes --print-after names.
+api::CompileRequest printing_request(const CompileFlags& flags, bool verbose) {
+  api::CompileRequest request = flags.request;
+  if (verbose) request.options.progress = &std::cerr;
+  if (!flags.print_after.empty()) {
+    request.options.pipeline.print_after_each = &std::cout;
+    if (flags.print_after != "all") request.options.pipeline.print_after = flags.print_after;
+  }
+  return request;
+}
+
 }  // namespace
 
 compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags& flags,
                                      bool verbose) {
-  auto start = std::chrono::steady_clock::now();
-  graph::Graph graph = import_model(path, flags);
-  auto since = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-  };
-  if (verbose)
-    std::cerr << "imported " << path << ": " << graph.nodes().size() << " nodes ("
-              << static_cast<int>(since()) << " ms)\n";
-  compiler::CompileOptions options = flags.options;
-  if (verbose) options.progress = &std::cerr;
-  if (!flags.print_after.empty()) {
-    options.pipeline.print_after_each = &std::cout;
-    if (flags.print_after != "all") options.pipeline.print_after = flags.print_after;
-  }
-  auto applied = std::make_shared<std::vector<autotune::AppliedRecord>>();
-  if (!flags.records.empty() && !std::filesystem::exists(flags.records))
-    TESSEL_USER_ERROR("--records: no records database at '", flags.records,
-                      "' (tessel tune makes one)");
-  if (!flags.records.empty())
-    options.choose_schedule = autotune::choose_from_records(
-        std::make_shared<autotune::RecordDatabase>(flags.records),
-        autotune::target_key(options.build.target, options.num_threads), applied);
-  compiler::CompiledModel model =
-      compiler::compile_model(graph, input_types(graph, flags), {}, options);
-  if (!flags.records.empty()) report_applied_records(*applied, flags.records);
-  if (verbose)
-    std::cerr << "fused " << model.stats.nodes << " nodes into " << model.stats.kernel_launches
-              << " kernel launches (" << model.stats.unique_kernels << " distinct kernels, "
-              << compiler::describe_layout_changes(model.stats) << ", "
-              << compiler::describe_views(model.stats) << "); "
-              << compiler::describe_memory(model.plan) << " (" << static_cast<int>(since())
-              << " ms)\n";
-  return model;
+  api::CompiledFile compiled = api::compile_file(path, printing_request(flags, verbose));
+  if (!flags.request.records.empty())
+    report_applied_records(compiled.applied, flags.request.records);
+  return std::move(compiled.model);
 }
 
 runtime::Model load_model(const std::string& path, const CompileFlags& flags, bool verbose) {
-  if (std::filesystem::path(path).extension() == ".so") return runtime::Model::load(path);
-  compiler::CompiledModel compiled = compile_onnx(path, flags, verbose);
-  auto start = std::chrono::steady_clock::now();
-  runtime::Model model = compiler::jit_model(std::move(compiled), flags.options.build);
-  if (verbose)
-    std::cerr << "generated code in "
-              << static_cast<int>(std::chrono::duration<double, std::milli>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count())
-              << " ms\n";
-  return model;
+  return api::load_model(path, printing_request(flags, verbose));
 }
 
 std::string model_name(const std::string& path) {

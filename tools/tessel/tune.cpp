@@ -180,7 +180,7 @@ int run_tune(const std::vector<std::string>& args) {
   }
   bool records_only = input.empty() && (!export_path.empty() || !import_path.empty() ||
                                         !train_path.empty() || !evaluate_spec.empty());
-  if ((input.empty() && !records_only) || (!list && flags.records.empty()))
+  if ((input.empty() && !records_only) || (!list && flags.request.records.empty()))
     TESSEL_USER_ERROR(
         "usage: tessel tune <model.onnx> --records <db.sqlite> [--trials N] "
         "[--time-budget 10m] [--tuner xgb|ga|random|grid] [--search template|auto|template,auto] "
@@ -191,7 +191,8 @@ int run_tune(const std::vector<std::string>& args) {
         "tessel tune --records <db.sqlite> --train-cost-model <out.json> | "
         "--evaluate-cost-model FILE|shipped");
   std::unique_ptr<autotune::RecordDatabase> db;
-  if (!flags.records.empty()) db = std::make_unique<autotune::RecordDatabase>(flags.records);
+  if (!flags.request.records.empty())
+    db = std::make_unique<autotune::RecordDatabase>(flags.request.records);
   if (!import_path.empty()) {
     std::ifstream in(import_path);
     if (!in) TESSEL_USER_ERROR("--import: cannot read '", import_path, "'");
@@ -204,7 +205,8 @@ int run_tune(const std::vector<std::string>& args) {
     std::ofstream out(export_path);
     db->export_jsonl(out);
     if (!out) TESSEL_USER_ERROR("--export: cannot write '", export_path, "'");
-    std::cout << "exported the records of " << flags.records << " to " << export_path << "\n";
+    std::cout << "exported the records of " << flags.request.records << " to " << export_path
+              << "\n";
     return 0;
   };
   if (!train_path.empty()) {
@@ -214,26 +216,26 @@ int run_tune(const std::vector<std::string>& args) {
     out << model.save();
     if (!out) TESSEL_USER_ERROR("--train-cost-model: cannot write '", train_path, "'");
     print_quality(autotune::evaluate_prior(model, records),
-                  "trained " + train_path + " on " + flags.records);
+                  "trained " + train_path + " on " + flags.request.records);
   }
   if (!evaluate_spec.empty()) {
     std::shared_ptr<const autotune::CostModel> model = cost_model_of(evaluate_spec);
     if (!model) TESSEL_USER_ERROR("--evaluate-cost-model: 'none' is no model");
     print_quality(autotune::evaluate_prior(*model, db->all()),
-                  evaluate_spec + " on " + flags.records);
+                  evaluate_spec + " on " + flags.request.records);
   }
   if (records_only) return export_records();
   options.prior = cost_model.empty() ? autotune::shipped_prior() : cost_model_of(cost_model);
 
-  graph::Graph graph = import_model(input, flags);
-  compiler::CompileOptions compile = flags.options;
+  graph::Graph graph = api::import_model(input, flags.request.inputs);
+  compiler::CompileOptions compile = flags.request.options;
   std::shared_ptr<const graph::Graph> optimized =
-      compiler::optimize_graph(graph, input_types(graph, flags), {}, compile);
+      compiler::optimize_graph(graph, api::input_types(graph, flags.request.inputs), {}, compile);
   if (list) {
     list_tasks(autotune::extract_tasks(optimized, compile, searches.front()), db.get());
     return export_records();
   }
-  options.measure.threads = flags.options.num_threads;
+  options.measure.threads = flags.request.options.num_threads;
   options.measure.target = compile.build.target;
   options.progress = &std::cerr;
   options.live = ::isatty(STDERR_FILENO);
@@ -263,7 +265,7 @@ int run_tune(const std::vector<std::string>& args) {
               << weight_bytes / (1 << 20) << " MiB)"
               << "; tuner " << options.tuner
               << (options.tuner == "xgb" && options.prior ? " (from a pre-trained cost model)" : "")
-              << ", " << options.trials << " trials per task, records in " << flags.records;
+              << ", " << options.trials << " trials per task, records in " << flags.request.records;
     if (budget > 0) std::cerr << ", " << static_cast<int>(options.time_budget_seconds) << " s";
     std::cerr << "\n";
     std::vector<autotune::TaskResult> search_results = autotune::tune_tasks(tasks, *db, options);

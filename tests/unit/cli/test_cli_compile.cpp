@@ -136,7 +136,7 @@ TEST_F(CliSequence, ASequenceInputIsCompiledForTheElementsGiven) {
             std::string::npos)
       << r.output;
   r = run_cli("compile " + model() + " -o " + path("model.so") + " --input-shape tensor=[3]");
-  EXPECT_NE(r.output.find("--input-shape: input 'tensor' is a tensor: give it one shape"),
+  EXPECT_NE(r.output.find("input shapes: input 'tensor' is a tensor: give it one shape"),
             std::string::npos)
       << r.output;
 }
