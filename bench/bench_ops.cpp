@@ -14,7 +14,9 @@
 //   <case>[ direct| tuned] threads=<t>: tessel <x> GFLOP/s, onednn[ (algorithm)] <y> GFLOP/s,
 //   ratio <x/y>[, speed-up <this schedule over the default>]
 // All of a case's schedules and oneDNN are timed in the same alternating rounds.
-// Options: --filter <substring>, --threads <t> (default: 1 and 2), --records DB, --tune N,
+// Options: --filter <substring>, --threads <t> (default: 1 and 2), --target T (tessel's
+// kernels for another target of this machine, e.g. x86-64-avx2; cap oneDNN to the same ISA
+// with ONEDNN_MAX_CPU_ISA=AVX2), --records DB, --tune N,
 // --time-budget S, --search template|auto, --tuner KIND, --curves DIR.
 #include <algorithm>
 #include <chrono>
@@ -38,6 +40,7 @@
 #include "ops/reference.h"
 #include "runtime/tessel_runtime.h"
 #include "schedule/replay.h"
+#include "target/parse_target.h"
 #include "timing.h"
 
 namespace tessel::bench {
@@ -129,9 +132,12 @@ struct Prepared {
   }
 };
 
-Prepared prepare(const autotune::Task& task, const schedule::Schedule& s, const Floats& input) {
+Prepared prepare(const autotune::Task& task, const schedule::Schedule& s, const Floats& input,
+                 const target::Target& target) {
   const compiler::GroupKernel& k = *task.kernel;
-  Prepared p{driver::build(s, k.args, "bench"), {}};
+  driver::BuildOptions build;
+  build.target = target;
+  Prepared p{driver::build(s, k.args, "bench", build), {}};
   for (size_t a = 0; a < k.args.size(); ++a) {
     const graph::Value* v = a < k.num_inputs ? k.arg_values[a] : nullptr;
     runtime::NDArray array(v ? v->type.shape() : k.output_types[a - k.num_inputs].shape(),
@@ -307,6 +313,9 @@ struct Options {
   int tune_trials = 0;
   double time_budget_seconds = 0;
   autotune::SearchKind search = autotune::SearchKind::Templates;
+  /// The target tessel's kernels are compiled for (--target); oneDNN's ISA is capped by
+  /// ONEDNN_MAX_CPU_ISA in the environment.
+  target::Target target = target::host();
   bool tunes() const { return tune_trials > 0 || time_budget_seconds > 0; }
 };
 
@@ -340,6 +349,7 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
   for (int threads : o.thread_counts) {
     compiler::CompileOptions options;
     options.num_threads = threads;
+    options.build.target = o.target;
     autotune::TaskSet set = autotune::extract_tasks(
         compiler::optimize_graph(g, {f32(c.input_shape)}, {}, options), options);
     const autotune::Task* task = nullptr;
@@ -360,6 +370,7 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
       tune.trials = o.tune_trials > 0 ? o.tune_trials : std::numeric_limits<int>::max() / 2;
       tune.time_budget_seconds = o.time_budget_seconds;
       tune.measure.threads = threads;
+      tune.measure.target = o.target;
       auto start = std::chrono::steady_clock::now();
       std::vector<autotune::TaskResult> results = autotune::tune_tasks(tuning, *db, tune);
       double seconds =
@@ -382,7 +393,7 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
     std::unique_ptr<Anchor> anchor = c.anchor(input, weight);
     std::vector<Variant> variants;
     double tolerance = task->template_name == "conv2d_nchwc_winograd" ? 10.0 : 1.0;
-    variants.push_back({"", prepare(*task, *task->kernel->schedule, input), tolerance});
+    variants.push_back({"", prepare(*task, *task->kernel->schedule, input, o.target), tolerance});
     // A Winograd convolution is also timed as the direct one it replaces.
     autotune::TaskSet direct_set;
     if (task->template_name == "conv2d_nchwc_winograd") {
@@ -391,13 +402,14 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
       direct_set = autotune::extract_tasks(
           compiler::optimize_graph(g, {f32(c.input_shape)}, {}, direct), direct);
       for (const autotune::Task& t : direct_set.tasks)
-        if (t.tunable()) variants.push_back({" direct", prepare(t, *t.kernel->schedule, input)});
+        if (t.tunable())
+          variants.push_back({" direct", prepare(t, *t.kernel->schedule, input, o.target)});
     }
     std::optional<autotune::Record> best = db ? db->best(task->key, task->target) : std::nullopt;
     if (best) {
       schedule::Schedule tuned = schedule::replay(task->kernel->scheduler->outputs(),
                                                   schedule::Trace::from_json(best->trace_json));
-      variants.push_back({" tuned", prepare(*task, tuned, input), tolerance});
+      variants.push_back({" tuned", prepare(*task, tuned, input, o.target), tolerance});
     }
     ok &= compare(c, variants, *anchor, threads, expected);
   }
@@ -411,7 +423,7 @@ int run(int argc, char** argv) {
     if (i + 1 >= argc) {
       std::cerr << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T] [--records DB] "
                    "[--tune N] [--time-budget S] [--search template|auto] [--tuner KIND] "
-                   "[--curves DIR]\n";
+                   "[--curves DIR] [--target T]\n";
       return 2;
     }
     std::string value = argv[++i];
@@ -435,6 +447,8 @@ int run(int argc, char** argv) {
       o.tuner = value;
     else if (arg == "--curves")
       o.curves = value;
+    else if (arg == "--target")
+      o.target = target::parse_target(value);
     else {
       std::cerr << "tessel-bench-ops: unknown option " << arg << "\n";
       return 2;

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "codegen/llvm/jit.h"
+#include "codegen/backend.h"
 #include "compiler/plan_builder.h"
 #include "compiler/symbolic_batch.h"
 #include "driver/export_model.h"
@@ -81,13 +81,11 @@ void export_model(const CompiledModel& model, const std::string& path,
 }
 
 runtime::Model jit_model(CompiledModel model, const driver::BuildOptions& options) {
-  codegen::JitOptions jit;
-  jit.target = options.target;
-  jit.ir_out = options.llvm_ir_out;
-  jit.asm_out = options.asm_out;
-  auto module = std::make_shared<codegen::JitModule>(model.kernels, jit);
+  std::shared_ptr<codegen::LoadedModule> module =
+      codegen::backend_for(options.target)
+          .load_in_process(model.kernels, options.target, {options.llvm_ir_out, options.asm_out});
   struct KeepAlive {
-    std::shared_ptr<codegen::JitModule> module;
+    std::shared_ptr<codegen::LoadedModule> module;
     std::shared_ptr<runtime::NDArray> weights;
   };
   auto keep = std::make_shared<KeepAlive>(KeepAlive{module, model.weights});

@@ -5,8 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "codegen/llvm/aot.h"
-#include "codegen/llvm/jit.h"
+#include "codegen/backend.h"
 #include "lower/lower.h"
 
 namespace tessel::driver {
@@ -48,7 +47,7 @@ void export_library(const schedule::Schedule& schedule, const std::vector<te::Te
                     const std::string& name, const std::string& path,
                     const BuildOptions& options) {
   ir::PrimFunc func = lower_and_optimize(schedule, args, name, options.passes);
-  codegen::emit_shared_library({func}, options.target, path);
+  codegen::backend_for(options.target).emit_shared_library({func}, options.target, path);
 }
 
 Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
@@ -64,11 +63,9 @@ Kernel build(const schedule::Schedule& schedule, const std::vector<te::Tensor>& 
   kernel.times_.passes_ms = elapsed_ms(start);
 
   start = std::chrono::steady_clock::now();
-  codegen::JitOptions jit;
-  jit.target = options.target;
-  jit.ir_out = options.llvm_ir_out;
-  jit.asm_out = options.asm_out;
-  kernel.module_ = std::make_shared<codegen::JitModule>(std::vector{kernel.optimized_}, jit);
+  kernel.module_ = codegen::backend_for(options.target)
+                       .load_in_process({kernel.optimized_}, options.target,
+                                        {options.llvm_ir_out, options.asm_out});
   kernel.function_ = kernel.module_->get_function(name);
   kernel.times_.codegen_ms = elapsed_ms(start);
   return kernel;

@@ -18,7 +18,7 @@
 #include "tir/pipeline.h"
 
 namespace tessel::codegen {
-class JitModule;
+class LoadedModule;
 }
 
 namespace tessel::driver {
@@ -65,7 +65,7 @@ class Kernel {
   ir::PrimFunc lowered_;
   ir::PrimFunc optimized_;
   BuildTimes times_;
-  std::shared_ptr<codegen::JitModule> module_;
+  std::shared_ptr<codegen::LoadedModule> module_;
   tessel_kernel function_ = nullptr;
 };
 

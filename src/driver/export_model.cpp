@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/llvm/aot.h"
+#include "codegen/backend.h"
 #include "runtime/error.h"
 #include "runtime/model.h"
 #include "support/error.h"
@@ -104,7 +104,8 @@ void export_model(const std::vector<ir::PrimFunc>& kernels, const runtime::Model
   std::string text = s.str();
   write_file(asm_file.path(), text.data(), text.size(), "export_model");
 
-  codegen::emit_shared_library(kernels, options.target, path, {asm_file.path()});
+  codegen::backend_for(options.target)
+      .emit_shared_library(kernels, options.target, path, {asm_file.path()});
 }
 
 }  // namespace tessel::driver

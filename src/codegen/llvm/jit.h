@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/backend.h"
 #include "ir/stmt.h"
 #include "runtime/tessel_runtime.h"
 #include "target/host.h"
@@ -26,7 +27,7 @@ struct JitOptions {
   std::ostream* asm_out = nullptr;
 };
 
-class JitModule {
+class JitModule final : public LoadedModule {
  public:
   /// Compiles `funcs` (see codegen_llvm.h for the IR contract and the kernel ABI).
   /// Throws CompileError for unsupported IR or a target that cannot run here.
@@ -37,7 +38,7 @@ class JitModule {
 
   /// The compiled kernel `name`; valid while this module lives. Throws CompileError when
   /// no function of that name was compiled.
-  tessel_kernel get_function(const std::string& name) const;
+  tessel_kernel get_function(const std::string& name) const override;
   bool has_function(const std::string& name) const;
 
  private:

@@ -56,7 +56,7 @@ std::vector<T> values(const runtime::NDArray& a) {
 }
 
 /// Calls kernel `name` of `module` on the arrays; returns its status.
-inline int32_t call(const JitModule& module, const std::string& name,
+inline int32_t call(const LoadedModule& module, const std::string& name,
                     std::vector<runtime::NDArray*> arrays) {
   std::vector<void*> args;
   for (runtime::NDArray* a : arrays) args.push_back(a->data());
