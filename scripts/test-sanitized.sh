@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
-modules=(ir arith te schedule lower tir runtime graph frontend autotune_records)
+modules=(ir arith te schedule lower tir runtime target graph frontend autotune_records)
 cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON \
   -DTESSEL_WERROR=ON >/dev/null
 ninja -C "$root/build-asan" -j "$(nproc)" "${modules[@]/#/test_}"

@@ -167,11 +167,24 @@ bool conv_groups_in_lanes(int64_t groups, int64_t in_per_group, int64_t out_per_
          block / out_per_group * in_per_group == in_block;
 }
 
-int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input) {
+int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input, int64_t vectors, int64_t columns,
+                             const target::Target& target) {
   if (unshared_input) return 1;
-  for (int64_t t : {4, 2})
-    if (blocks % t == 0) return t;
-  return 1;
+  int64_t best = 1;
+  double best_rate = 0;
+  for (int64_t t : {4, 2, 1}) {
+    if (blocks % t != 0) continue;
+    int64_t weights = t * vectors;
+    int64_t width =
+        std::min(columns, std::max<int64_t>(1, direct_conv_accumulators(target) / weights));
+    double fmas_per_load =
+        static_cast<double>(weights * width) / static_cast<double>(weights + width);
+    if (fmas_per_load > best_rate) {
+      best = t;
+      best_rate = fmas_per_load;
+    }
+  }
+  return best;
 }
 
 bool default_conv_pad_in_place(bool depthwise) {
@@ -270,7 +283,8 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   std::vector<std::string> axes = s.stage(tiled).roots;  // n, kb, oh, ow, kk
   int64_t tile_kb = config.tile_kb > 0
                         ? config.tile_kb
-                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), grouped);
+                        : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), grouped, vectors,
+                                               *ir::as_const_int(out.shape()[3]), target);
   int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
                                        : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
                                                              vectors * tile_kb, target);

@@ -94,12 +94,17 @@ struct Conv2dNchwcConfig {
 /// MobileNetV3 and MnasNet 3-10 % faster end to end in place).
 bool default_conv_pad_in_place(bool depthwise);
 
-/// Blocks of output channels per register tile when the knob is not set: the largest of 4
-/// and 2 that divides the `blocks` of the output (1 when the blocks share no input: a
-/// depthwise or grouped convolution). With several blocks, each broadcast input element
-/// feeds as many FMAs: 4 blocks x 6 columns load 10 operands per 24 FMAs where 1 block x 24
-/// columns load 25, and the load ports, not the FMA units, set the pace.
-int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input);
+/// Blocks of output channels per register tile when the knob is not set: of 4, 2 and 1 that
+/// divide the `blocks` of the output, the one whose tile (blocks of `vectors` target vectors
+/// each, by as many of the `columns` as the target's accumulators hold) feeds the most FMAs
+/// per operand loaded, the larger on a tie (1 when the blocks share no input: a depthwise or
+/// grouped convolution). Each step of a tile loads its blocks' weight vectors and
+/// broadcasts one input element per column, and the load ports, not the FMA units, set the
+/// pace: with AVX-512's 16-channel blocks of one vector, 4 blocks x 6 columns load 10
+/// operands per 24 FMAs where 1 block x 24 columns load 25; with AVX2's blocks of two
+/// vectors, 4 blocks would leave room for one column (8 loads per 8 FMAs), 1 block for 5.
+int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input, int64_t vectors, int64_t columns,
+                             const target::Target& target);
 
 /// The most columns of `vectors` accumulator vectors each that a register tile may hold in
 /// the tuning spaces: the target's vector registers less those the operands need.

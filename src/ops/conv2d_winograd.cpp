@@ -303,7 +303,9 @@ void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
   te::Tensor acc = s.cache_write(products, "local");
   std::string gemm = s.stage(products).name;
   std::vector<std::string> loops = s.stage(gemm).roots;  // e, nu, kb, p, kk
-  int64_t tile_kb = config.tile_kb > 0 ? config.tile_kb : default_conv_tile_kb(blocks, false);
+  int64_t tile_kb = config.tile_kb > 0
+                        ? config.tile_kb
+                        : default_conv_tile_kb(blocks, false, vectors, tiles, target);
   int64_t tile_p =
       config.tile_p > 0 ? config.tile_p : fitted_conv_tile_ow(tiles, vectors * tile_kb, target);
   auto [po, pi] = s.split(gemm, loops[3], tile_p);

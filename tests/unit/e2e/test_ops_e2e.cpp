@@ -279,6 +279,21 @@ TEST(WinogradTile, TradesProductsAgainstWeightsAndRounding) {
   EXPECT_EQ(tile(64, 64, 3, 28), 0);
 }
 
+TEST(ConvTile, BlocksPerRegisterTileFeedTheMostFmasPerLoad) {
+  const target::Target avx512 = target::parse_target("x86-64-avx512");
+  const target::Target avx2 = target::parse_target("x86-64-avx2");
+  // AVX-512's 16-channel block is one vector: 4 blocks x 6 columns (24 of its accumulators).
+  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 1, 28, avx512), 4);
+  EXPECT_EQ(ops::default_conv_tile_kb(6, false, 1, 7, avx512), 2);  // 4 does not divide 6
+  // AVX2's is two: 4 blocks would leave one column; 1 block x 5 columns loads 7 operands
+  // per 10 FMAs.
+  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 2, 28, avx2), 1);
+  // Two columns in all: 2 blocks x 2 columns.
+  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 2, 2, avx2), 2);
+  // Blocks that share no input (grouped, depthwise) take one block per tile.
+  EXPECT_EQ(ops::default_conv_tile_kb(8, true, 1, 28, avx512), 1);
+}
+
 struct WinogradCase {
   int64_t c, hw, k, pad, in_block, block, tile;
   int64_t n = 1;  ///< images in the batch
