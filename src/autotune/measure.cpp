@@ -1,13 +1,7 @@
-// Measurer: parallel builds, one forked worker per candidate run, checks and timing.
+// Measurer: the task's arguments and reference, the builder and the runner; checks and timing.
 #include "autotune/measure.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -15,8 +9,9 @@
 #include <limits>
 #include <random>
 #include <sstream>
-#include <thread>
 
+#include "autotune/builder.h"
+#include "autotune/runner.h"
 #include "driver/build.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -38,56 +33,6 @@ void fill_random(runtime::NDArray& array, std::mt19937& rng) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   float* data = array.data_as<float>();
   for (int64_t i = 0; i < array.size(); ++i) data[i] = uniform(rng);
-}
-
-/// Writes all of `text` to `fd` (the worker's report).
-void write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-/// Reads the worker's report until it closes the pipe or `deadline` passes; false on time-out.
-bool read_report(int fd, Clock::time_point deadline, std::string& report) {
-  char buffer[4096];
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return true;
-    report.append(buffer, static_cast<size_t>(n));
-  }
-}
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status))
-    return "crashed: signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " and no report";
-}
-
-/// Whether `candidate` writes outputs of the same types as `reference`'s.
-bool same_outputs(const std::vector<te::Tensor>& candidate,
-                  const std::vector<te::Tensor>& reference) {
-  if (candidate.size() != reference.size()) return false;
-  for (size_t o = 0; o < candidate.size(); ++o) {
-    if (candidate[o].dtype() != reference[o].dtype() || candidate[o].ndim() != reference[o].ndim())
-      return false;
-    for (int d = 0; d < candidate[o].ndim(); ++d) {
-      const int64_t* a = ir::as_const_int(candidate[o].shape()[d]);
-      const int64_t* b = ir::as_const_int(reference[o].shape()[d]);
-      if (!a || !b || *a != *b) return false;
-    }
-  }
-  return true;
 }
 
 /// Evicts the caches by writing a buffer larger than them.
@@ -218,9 +163,7 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   for (runtime::NDArray& array : args_) pointers.push_back(array.data());
   default_kernel_->run(pointers);
   for (size_t a = k.num_inputs; a < args_.size(); ++a) reference_.push_back(args_[a].copy());
-  const driver::Kernel& reference = *default_kernel_;
-  default_result_ =
-      run_in_worker([&](const std::vector<void*>& a) { reference.run(a); }, kDefaultIndex);
+  default_result_ = runner().run(*default_kernel_, workload(), options_, Runner::kDefault);
   default_result_.build_seconds = default_build_seconds_;
   if (!default_result_.ok())
     TESSEL_INTERNAL_ERROR("the default schedule of a kernel failed to run: ",
@@ -228,120 +171,29 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   default_seconds_ = default_result_.mean_cost();
 }
 
-MeasureResult Measurer::run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
-                                      size_t index) {
-  int fds[2];
-  if (::pipe(fds) != 0) TESSEL_INTERNAL_ERROR("pipe failed: ", std::strerror(errno));
-  pid_t pid = ::fork();
-  if (pid < 0) TESSEL_INTERNAL_ERROR("fork failed: ", std::strerror(errno));
-  if (pid == 0) {
-    // The worker: the kernel, inputs and reference are this process's copies.
-    ::close(fds[0]);
-    std::string report;
-    try {
-      if (options_.in_worker && index != kDefaultIndex) options_.in_worker(index);
-      std::vector<void*> pointers;
-      for (runtime::NDArray& array : args_) pointers.push_back(array.data());
-      const compiler::GroupKernel& k = *kernel_;
-      // Outputs start as NaN so that elements the candidate never writes are caught.
-      for (size_t a = k.num_inputs; a < args_.size(); ++a)
-        std::memset(args_[a].data(), 0xff, static_cast<size_t>(args_[a].nbytes()));
-      auto start = Clock::now();
-      run(pointers);
-      double first = seconds_since(start);
-      for (size_t o = 0; o < reference_.size() && report.empty(); ++o)
-        report = compare_outputs(args_[k.num_inputs + o], reference_[o], options_, o);
-      std::function<void()> baseline;
-      if (index != kDefaultIndex && options_.relative_to_default)
-        baseline = [&] { default_kernel_->run(pointers); };
-      std::function<void()> evict_constants;
-      if (options_.cold_constants)
-        evict_constants = [&] {
-          for (size_t a = 0; a < k.num_inputs; ++a)
-            if (k.arg_values[a]->constant)
-              evict_from_caches(args_[a].data(), static_cast<size_t>(args_[a].nbytes()));
-        };
-      if (report.empty()) {
-        std::ostringstream costs;
-        costs.precision(9);
-        costs << "ok";
-        for (double c : time_repeats([&] { run(pointers); }, first, baseline, default_seconds_,
-                                     options_, evict_constants))
-          costs << " " << c;
-        report = costs.str();
-      }
-    } catch (const std::exception& e) {
-      report = std::string("run failed: ") + e.what();
-    }
-    write_all(fds[1], report);
-    ::_exit(0);  // no destructors or atexit handlers of the parent's state
-  }
-  ::close(fds[1]);
-  std::string report;
-  bool finished =
-      read_report(fds[0],
-                  Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(options_.timeout_seconds)),
-                  report);
-  ::close(fds[0]);
-  if (!finished) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  MeasureResult result;
-  if (!finished) {
-    result.error = "timed out after " + std::to_string(options_.timeout_seconds) + " s";
-  } else if (report.rfind("ok", 0) == 0) {
-    std::istringstream costs(report.substr(2));
-    for (double c; costs >> c;) result.costs.push_back(c);
-  } else {
-    result.error = report.empty() ? describe_exit(status) : report;
-  }
-  return result;
-}
-
 std::vector<MeasureResult> Measurer::measure(
     const std::vector<std::shared_ptr<schedule::Schedule>>& candidates) {
+  // Every build thread is joined before any worker is forked.
+  std::vector<BuiltCandidate> built =
+      build_candidates(*kernel_, candidates, build_options(), options_.build_jobs);
   std::vector<MeasureResult> results(candidates.size());
-  std::vector<std::unique_ptr<driver::Kernel>> built(candidates.size());
-  // Builds in parallel; every worker thread is joined before any process is forked.
-  std::atomic<size_t> next{0};
-  auto build_some = [&] {
-    for (size_t i; (i = next++) < candidates.size();) {
-      auto start = Clock::now();
-      try {
-        if (!same_outputs(candidates[i]->outputs(), kernel_->scheduler->outputs()))
-          TESSEL_INTERNAL_ERROR("candidate ", i, " writes outputs of other types than the task's");
-        // The kernel's inputs, then the candidate DAG's outputs (of the same types).
-        std::vector<te::Tensor> args(
-            kernel_->args.begin(),
-            kernel_->args.begin() + static_cast<std::ptrdiff_t>(kernel_->num_inputs));
-        for (const te::Tensor& out : candidates[i]->outputs()) args.push_back(out);
-        built[i] = std::make_unique<driver::Kernel>(
-            driver::build(*candidates[i], args, "candidate", build_options()));
-      } catch (const std::exception& e) {
-        results[i].error = std::string("build failed: ") + e.what();
-      }
-      results[i].build_seconds = seconds_since(start);
-    }
-  };
-  int jobs = options_.build_jobs > 0
-                 ? options_.build_jobs
-                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> threads;
-  for (int j = 1; j < std::min<int>(jobs, static_cast<int>(candidates.size())); ++j)
-    threads.emplace_back(build_some);
-  build_some();
-  for (std::thread& t : threads) t.join();
-
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!built[i]) continue;
-    const driver::Kernel& kernel = *built[i];
-    double build_seconds = results[i].build_seconds;
-    results[i] = run_in_worker([&](const std::vector<void*>& args) { kernel.run(args); }, i);
-    results[i].build_seconds = build_seconds;
+    if (built[i].kernel)
+      results[i] = runner().run(*built[i].kernel, workload(), options_, i);
+    else
+      results[i].error = built[i].error;
+    results[i].build_seconds = built[i].seconds;
   }
   return results;
+}
+
+const Runner& Measurer::runner() const {
+  static const LocalRunner local;
+  return options_.runner ? *options_.runner : local;
+}
+
+Workload Measurer::workload() {
+  return Workload{*kernel_, args_, reference_, *default_kernel_, default_seconds_};
 }
 
 Measurer::~Measurer() = default;

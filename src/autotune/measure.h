@@ -1,7 +1,8 @@
 // Measuring candidate schedules of a task so that no candidate can break the tuner.
 //
-// Candidates are built (lowered, optimised, JIT-compiled) in parallel threads, then run one
-// at a time, each in a worker process forked for it: a candidate that crashes, hangs past
+// Candidates are built (lowered, optimised, JIT-compiled) in parallel threads by the builder
+// (builder.h), then run one at a time by a runner (runner.h; the local one forks a worker
+// process for each): a candidate that crashes, hangs past
 // the time-out or computes other numbers than the task's default schedule (checked on
 // random inputs) is reported as failed with the reason, and the tuner goes on. A good
 // candidate is timed for a fixed number of repeats, each long enough to be measurable, or
@@ -19,6 +20,9 @@
 #include "schedule/schedule.h"
 
 namespace tessel::autotune {
+
+class Runner;
+struct Workload;
 
 struct MeasureOptions {
   int threads = 0;  ///< threads the kernels run with (0: the runtime's default)
@@ -47,6 +51,9 @@ struct MeasureOptions {
   /// Runs in the worker process before candidate `index` runs; tests inject crashes and
   /// hangs with it.
   std::function<void(size_t index)> in_worker;
+  /// Where the candidates run (runner.h); nullptr: a LocalRunner, a worker process forked
+  /// per candidate on this machine.
+  std::shared_ptr<const Runner> runner;
 };
 
 struct MeasureResult {
@@ -101,10 +108,10 @@ class Measurer {
  private:
   /// How candidates and the default are built (for options().target).
   driver::BuildOptions build_options() const;
-  /// The index run_in_worker is given for the default schedule (no injected faults).
-  static constexpr size_t kDefaultIndex = static_cast<size_t>(-1);
-  MeasureResult run_in_worker(const std::function<void(const std::vector<void*>&)>& run,
-                              size_t index);
+  /// options().runner, or the local one.
+  const Runner& runner() const;
+  /// The arguments, reference and baseline candidates are measured on.
+  Workload workload();
 
   std::shared_ptr<const compiler::GroupKernel> kernel_;
   MeasureOptions options_;

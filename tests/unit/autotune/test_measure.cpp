@@ -1,5 +1,6 @@
 // Measurer: good candidates are timed; a wrong, a crashing and a hanging candidate are each
-// recorded as failed with their reason, and measuring goes on.
+// recorded as failed with their reason, and measuring goes on; built candidates run on the
+// runner the options name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "autotune/measure.h"
+#include "autotune/runner.h"
 #include "autotune_test_util.h"
 #include "te/compute.h"
 
@@ -203,6 +205,34 @@ TEST(Measure, AnIllegalScheduleFailsItsBuildOnly) {
   std::vector<MeasureResult> results = measurer.measure({schedule, m.task().kernel->schedule});
   EXPECT_EQ(results[0].error.rfind("build failed:", 0), 0u) << results[0].error;
   EXPECT_TRUE(results[1].ok()) << results[1].error;
+}
+
+TEST(Measure, CandidatesRunOnTheRunnerTheOptionsName) {
+  // A runner that counts what it runs and hands it to the local one: the Measurer builds,
+  // then gives every built candidate and the default to the runner it was given.
+  struct CountingRunner : Runner {
+    mutable std::vector<size_t> indices;
+    LocalRunner local;
+    MeasureResult run(const driver::Kernel& candidate, const Workload& workload,
+                      const MeasureOptions& options, size_t index) const override {
+      indices.push_back(index);
+      return local.run(candidate, workload, options, index);
+    }
+  };
+  MatmulTask m;
+  auto runner = std::make_shared<CountingRunner>();
+  MeasureOptions options = quick();
+  options.runner = runner;
+  Measurer measurer(m.task().kernel, options);
+  ASSERT_EQ(runner->indices, std::vector<size_t>{Runner::kDefault});
+  te::Tensor x = m.task().kernel->args.at(0);
+  te::Tensor other = te::compute({1}, [&](te::Var i) { return x(i, 0); }, "other", {"i"});
+  auto unbuildable = std::make_shared<schedule::Schedule>(std::vector<te::Tensor>{other});
+  const auto& s = m.task().kernel->schedule;
+  std::vector<MeasureResult> results = measurer.measure({s, unbuildable, s});
+  EXPECT_TRUE(results[0].ok() && results[2].ok());
+  // The candidate that did not build never reached the runner.
+  EXPECT_EQ(runner->indices, (std::vector<size_t>{Runner::kDefault, 0, 2}));
 }
 
 }  // namespace
