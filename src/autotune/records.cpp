@@ -520,6 +520,16 @@ size_t RecordDatabase::count(const std::string& task_key, const std::string& tar
   return static_cast<size_t>(s.integer(0));
 }
 
+std::vector<std::pair<std::string, size_t>> RecordDatabase::targets() const {
+  Statement s(db_, path_,
+              "SELECT target, COUNT(*) FROM tessel_records GROUP BY target "
+              "ORDER BY COUNT(*) DESC, target",
+              "cannot list the records' targets");
+  std::vector<std::pair<std::string, size_t>> out;
+  while (s.step()) out.emplace_back(s.text(0), static_cast<size_t>(s.integer(1)));
+  return out;
+}
+
 std::vector<Record> RecordDatabase::records_of_template(const std::string& template_name,
                                                         const std::string& target,
                                                         const std::string& exclude_task_key,

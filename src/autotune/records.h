@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -85,6 +86,10 @@ class RecordDatabase {
                                           const std::string& exclude_task_key, size_t limit) const;
   /// Every record, oldest first.
   std::vector<Record> all() const;
+  /// The target keys the records were made for, each with its number of records, the most
+  /// records first: a database may hold records of several targets and thread counts, and
+  /// each is applied only to its own.
+  std::vector<std::pair<std::string, size_t>> targets() const;
 
   /// Writes every record as one JSON object per line (an empty point or trace as null).
   void export_jsonl(std::ostream& out) const;

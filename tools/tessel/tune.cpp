@@ -58,6 +58,13 @@ std::vector<autotune::SearchKind> parse_searches(const std::string& text) {
 }
 
 void list_tasks(const autotune::TaskSet& set, const autotune::RecordDatabase* db) {
+  if (db) {
+    std::cout << "records of " << db->path() << " by target";
+    if (!set.tasks.empty()) std::cout << " (this model's: " << set.tasks.front().target << ")";
+    std::cout << ":\n";
+    for (const auto& [target, count] : db->targets())
+      std::cout << "  " << std::setw(9) << count << "  " << target << "\n";
+  }
   std::cout << std::left << std::setw(4) << "#" << std::setw(18) << "key" << std::setw(8)
             << "weight" << std::setw(11) << "MFLOP" << std::setw(24) << "template"
             << (db ? "records  best GFLOP/s  " : "") << "kernel\n";

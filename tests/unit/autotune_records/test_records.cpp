@@ -187,6 +187,8 @@ TEST_F(RecordsTest, BestIgnoresFailedRecordsAndPicksTheLowestMean) {
   EXPECT_EQ(best->target, kTarget);
   EXPECT_EQ(db.best("k", "cuda")->costs, (std::vector<double>{0.2}));
   EXPECT_EQ(db.count("k", kTarget), 5u);
+  // Six records of kTarget (one of another task), one of "cuda".
+  EXPECT_EQ(db.targets(), (std::vector<std::pair<std::string, size_t>>{{kTarget, 6}, {"cuda", 1}}));
 }
 
 TEST_F(RecordsTest, APointMeasuredAgainRanksByTheMeanOfItsMeasurements) {

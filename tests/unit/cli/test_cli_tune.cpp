@@ -58,6 +58,10 @@ TEST_F(CliTune, TunedLibraryComputesTheExpectedOutput) {
   r = run_cli("tune " + model() + " --list-tasks --records " + path("records.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("records"), std::string::npos) << r.output;
+  // ...and which targets the database holds records of, with their counts.
+  size_t by_target = r.output.find("by target");
+  ASSERT_NE(by_target, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" -lanes=", by_target), std::string::npos) << r.output;
 
   expect_tuned_library_computes_the_case(path("records.db"), "model");
 }
