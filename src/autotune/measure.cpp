@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "autotune/builder.h"
+#include "autotune/peak.h"
 #include "autotune/runner.h"
+#include "autotune/task.h"
 #include "driver/build.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -163,11 +165,20 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   for (runtime::NDArray& array : args_) pointers.push_back(array.data());
   default_kernel_->run(pointers);
   for (size_t a = k.num_inputs; a < args_.size(); ++a) reference_.push_back(args_[a].copy());
-  default_result_ = runner().run(*default_kernel_, workload(), options_, Runner::kDefault);
+  flops_ = count_flops(k.scheduler->outputs());
+  // The default's time is the unit of every candidate's cost: one above the peak is measured
+  // again (a few times: the fault is the machine's, and passes).
+  std::string fault;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    default_result_ = runner().run(*default_kernel_, workload(), options_, Runner::kDefault);
+    if (!default_result_.ok())
+      TESSEL_INTERNAL_ERROR("the default schedule of a kernel failed to run: ",
+                            default_result_.error);
+    fault = peak_fault(flops_, default_result_.mean_cost(), options_.peak_flops);
+    if (fault.empty()) break;
+  }
+  if (!fault.empty()) TESSEL_USER_ERROR("the default schedule's time, three times: ", fault);
   default_result_.build_seconds = default_build_seconds_;
-  if (!default_result_.ok())
-    TESSEL_INTERNAL_ERROR("the default schedule of a kernel failed to run: ",
-                          default_result_.error);
   default_seconds_ = default_result_.mean_cost();
 }
 
@@ -178,10 +189,13 @@ std::vector<MeasureResult> Measurer::measure(
       build_candidates(*kernel_, candidates, build_options(), options_.build_jobs);
   std::vector<MeasureResult> results(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (built[i].kernel)
+    if (built[i].kernel) {
       results[i] = runner().run(*built[i].kernel, workload(), options_, i);
-    else
+      if (results[i].ok())
+        results[i].error = peak_fault(flops_, results[i].mean_cost(), options_.peak_flops);
+    } else {
       results[i].error = built[i].error;
+    }
     results[i].build_seconds = built[i].seconds;
   }
   return results;
@@ -206,6 +220,22 @@ driver::BuildOptions Measurer::build_options() const {
 
 MeasureResult Measurer::measure_default() const {
   return default_result_;
+}
+
+double Measurer::paired_ratio(const std::shared_ptr<schedule::Schedule>& candidate, int repeats) {
+  std::vector<BuiltCandidate> built =
+      build_candidates(*kernel_, {candidate}, build_options(), options_.build_jobs);
+  if (!built[0].kernel) return std::numeric_limits<double>::infinity();
+  MeasureOptions paired = options_;
+  paired.repeats = repeats;
+  paired.relative_to_default = true;
+  MeasureResult result = runner().run(*built[0].kernel, workload(), paired, 0);
+  if (!result.ok() || result.costs.empty()) return std::numeric_limits<double>::infinity();
+  std::vector<double> ratios = result.costs;
+  for (double& r : ratios) r /= default_seconds_;
+  std::sort(ratios.begin(), ratios.end());
+  size_t n = ratios.size();
+  return n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
 }
 
 }  // namespace tessel::autotune

@@ -48,6 +48,10 @@ struct MeasureOptions {
   /// over seconds; a ratio measured within milliseconds does not, so candidates measured
   /// minutes apart rank as if measured side by side (at twice the measuring time).
   bool relative_to_default = true;
+  /// Floating-point operations per second no run can exceed (peak.h: the threads' FMA units
+  /// at the core's clock); a candidate measured faster is failed as a measurement fault, and
+  /// the default schedule measured again. 0: unchecked.
+  double peak_flops = 0;
   /// Runs in the worker process before candidate `index` runs; tests inject crashes and
   /// hangs with it.
   std::function<void(size_t index)> in_worker;
@@ -102,6 +106,10 @@ class Measurer {
   /// The default schedule's measurement (made once, with the reference): the baseline for
   /// speed-ups and the unit of relative costs.
   MeasureResult measure_default() const;
+  /// `candidate`'s time over the default's, each of `repeats` repeats timing the default
+  /// right after the candidate (whatever options().relative_to_default says): the median of
+  /// the ratios, or +infinity when the candidate fails.
+  double paired_ratio(const std::shared_ptr<schedule::Schedule>& candidate, int repeats);
 
   const MeasureOptions& options() const { return options_; }
 
@@ -121,6 +129,7 @@ class Measurer {
   double default_build_seconds_ = 0;
   MeasureResult default_result_;
   double default_seconds_ = 0;  ///< the default's mean time per run
+  double flops_ = 0;            ///< floating-point operations per run (task.h: count_flops)
 };
 
 }  // namespace tessel::autotune

@@ -22,7 +22,9 @@ namespace {
 
 // "TSLR" in ASCII: marks the file as tessel's so other tools (and we) can tell it apart.
 constexpr int kApplicationId = 0x54534c52;
-constexpr const char* kSchemaVersion = "1";
+// Version 2 added tessel_verdicts; a version 1 file gets the table when opened.
+constexpr const char* kSchemaVersion = "2";
+constexpr const char* kSchemaVersionWithoutVerdicts = "1";
 constexpr int kBusyTimeoutMs = 5000;
 
 constexpr const char* kColumns =
@@ -174,7 +176,7 @@ void check_schema(sqlite3* db, const std::string& path, const std::vector<std::s
                  "cannot read the schema version");
   if (!meta.step()) TESSEL_USER_ERROR(prefix(path), "tessel_meta has no 'schema' version");
   std::string version = meta.text(0);
-  if (version != kSchemaVersion)
+  if (version != kSchemaVersion && version != kSchemaVersionWithoutVerdicts)
     TESSEL_USER_ERROR(prefix(path), "unknown tessel records schema version '", version,
                       "' (this tessel reads version '", kSchemaVersion, "')");
 }
@@ -195,6 +197,21 @@ void create_schema(sqlite3* db, const std::string& path) {
        "cannot create the tessel tables");
   static_assert(kApplicationId == 1414745170, "keep the PRAGMA above in step");
   Statement meta(db, path, "INSERT OR IGNORE INTO tessel_meta (key, value) VALUES ('schema', ?1)",
+                 "cannot write the schema version");
+  meta.bind(1, std::string(kSchemaVersion));
+  meta.step();
+  tx.commit();
+}
+
+// The verdicts table (schema version 2), added to a version 1 file.
+void add_verdicts_table(sqlite3* db, const std::string& path) {
+  Transaction tx(db, path);
+  exec(db, path,
+       "CREATE TABLE IF NOT EXISTS tessel_verdicts ("
+       "id INTEGER PRIMARY KEY, task_key TEXT NOT NULL, target TEXT NOT NULL, "
+       "point TEXT NOT NULL, ratio REAL NOT NULL, timestamp REAL NOT NULL);",
+       "cannot create the verdicts table");
+  Statement meta(db, path, "UPDATE tessel_meta SET value = ?1 WHERE key = 'schema'",
                  "cannot write the schema version");
   meta.bind(1, std::string(kSchemaVersion));
   meta.step();
@@ -439,10 +456,9 @@ RecordDatabase::RecordDatabase(const std::string& path) : path_(path) {
     // process loses nothing; only a power loss may drop the last commits.
     switch_to_wal(db_, path_);
     exec(db_, path_, "PRAGMA synchronous = NORMAL", "cannot set synchronous mode");
-    if (tables.empty()) {
-      create_schema(db_, path_);
-      check_schema(db_, path_, table_names(db_, path_));
-    }
+    if (tables.empty()) create_schema(db_, path_);
+    if (!contains(tables, "tessel_verdicts")) add_verdicts_table(db_, path_);
+    if (tables.empty()) check_schema(db_, path_, table_names(db_, path_));
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -478,8 +494,50 @@ std::vector<Record> RecordDatabase::records(const std::string& task_key,
   return read_all(s, path_);
 }
 
+void RecordDatabase::settle(const Verdict& verdict) {
+  if (!std::isfinite(verdict.ratio))
+    TESSEL_USER_ERROR(prefix(path_), "verdict of task '", verdict.task_key, "': ratio is ",
+                      verdict.ratio, ", not a finite number");
+  Statement s(db_, path_,
+              "INSERT INTO tessel_verdicts (task_key, target, point, ratio, timestamp) "
+              "VALUES (?1, ?2, ?3, ?4, ?5)",
+              "cannot store a verdict");
+  s.bind(1, verdict.task_key);
+  s.bind(2, verdict.target);
+  Record named;
+  named.task_key = verdict.task_key;
+  s.bind(3, compact_object(verdict.point_json, "point_json", named, path_));
+  s.bind(4, verdict.ratio);
+  s.bind(5, verdict.timestamp);
+  s.step();
+}
+
+std::optional<RecordDatabase::Verdict> RecordDatabase::verdict(const std::string& task_key,
+                                                               const std::string& target) const {
+  Statement s(db_, path_,
+              "SELECT point, ratio, timestamp FROM tessel_verdicts WHERE task_key = ?1 AND "
+              "target = ?2 ORDER BY id DESC LIMIT 1",
+              "cannot read the verdicts");
+  s.bind(1, task_key);
+  s.bind(2, target);
+  if (!s.step()) return std::nullopt;
+  return Verdict{task_key, target, s.text(0), s.real(1), s.real(2)};
+}
+
 std::optional<Record> RecordDatabase::best(const std::string& task_key,
                                            const std::string& target) const {
+  if (std::optional<Verdict> settled = verdict(task_key, target)) {
+    Statement s(db_, path_,
+                (std::string("SELECT ") + kColumns +
+                 " FROM tessel_records WHERE task_key = ?1 AND target = ?2 AND point = ?3 AND "
+                 "mean_cost IS NOT NULL ORDER BY id DESC LIMIT 1")
+                    .c_str(),
+                "cannot read the settled record");
+    s.bind(1, task_key);
+    s.bind(2, target);
+    s.bind(3, settled->point_json);
+    if (s.step()) return read_record(s, path_);
+  }
   std::vector<RankedPoint> points = best_points(task_key, target, 1);
   if (points.empty()) return std::nullopt;
   return points.front().latest;

@@ -5,7 +5,10 @@
 // measured costs (seconds per repeat) or the error that failed it, the cost-model features
 // of the candidate, when it was measured and by which tessel version. Each add() commits
 // before it returns (WAL journal), so a killed tuner loses no record it reported.
-// Records can be exported to and imported from JSON lines.
+// A tuning run ends each task with a verdict (the point it settled on after timing its best
+// against the default run by run), which is what best() hands the compiler. Records can be
+// exported to and imported from JSON lines (verdicts stay in the database: an imported
+// set is settled by its lowest average cost).
 #pragma once
 
 #include <cstdint>
@@ -63,8 +66,24 @@ class RecordDatabase {
 
   /// The records of one task on one target, oldest first.
   std::vector<Record> records(const std::string& task_key, const std::string& target) const;
-  /// The best successful record, if any: the latest record of the point (knob values; the
-  /// default schedule is the empty point) whose measurements average the lowest cost.
+  /// The end of a tuning run for one task: the point it settled on (its best, or the
+  /// default schedule, the empty point, when the best did not run faster than the default
+  /// timed run by run against it) and that paired ratio, best over default.
+  struct Verdict {
+    std::string task_key, target;
+    std::string point_json;
+    double ratio = 1;
+    double timestamp = 0;  ///< seconds since the Unix epoch
+  };
+  /// Stores a verdict; the latest one of a task stands.
+  void settle(const Verdict& verdict);
+  /// The latest verdict of a task on a target, if any.
+  std::optional<Verdict> verdict(const std::string& task_key, const std::string& target) const;
+
+  /// The schedule to compile with, if any: the latest successful record of the point the
+  /// task's latest verdict settled on; without one (or when that point has no successful
+  /// record), the latest record of the point (knob values; the default schedule is the empty
+  /// point) whose measurements average the lowest cost.
   std::optional<Record> best(const std::string& task_key, const std::string& target) const;
   /// A point of a task's template and its successful measurements.
   struct RankedPoint {

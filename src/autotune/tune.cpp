@@ -13,8 +13,10 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "autotune/features.h"
+#include "autotune/peak.h"
 #include "autotune/tuner.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -214,6 +216,44 @@ void confirm_best(TaskState& state, RecordDatabase& db, const TuneOptions& optio
   state.best = best_average_cost(task, db);
 }
 
+/// Times the task's best point against its default schedule (TuneOptions::settle_repeats)
+/// and records the verdict: the point when it ran faster by the margin, else the default.
+void settle(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
+  const Task& task = *state.task;
+  std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
+  if (best.empty() || best.front().latest.point_json.empty()) return;  // the default leads
+  const std::string& point_json = best.front().latest.point_json;
+  std::shared_ptr<schedule::Schedule> schedule;
+  try {
+    schedule = task.schedule_at(task.space.from_json(json::parse(point_json).as_object()));
+  } catch (const CompileError&) {
+    return;  // a point of another version of the template: best() finds its trace stale
+  }
+  double ratio = state.measurer->paired_ratio(schedule, options.settle_repeats);
+  RecordDatabase::Verdict verdict;
+  verdict.task_key = task.key;
+  verdict.target = task.target;
+  state.result.settled_ratio = std::isfinite(ratio) ? ratio : 0.0;
+  state.result.kept_default = !(ratio <= options.settle_ratio);
+  if (!state.result.kept_default) verdict.point_json = point_json;
+  verdict.ratio = state.result.settled_ratio;
+  verdict.timestamp = static_cast<double>(std::time(nullptr));
+  db.settle(verdict);
+  if (state.result.kept_default) {
+    std::vector<RecordDatabase::RankedPoint> leaders =
+        db.best_points(task.key, task.target, std::numeric_limits<size_t>::max());
+    for (const RecordDatabase::RankedPoint& p : leaders)
+      if (p.latest.point_json.empty()) state.best = p.average_cost;
+  }
+  if (options.progress)
+    *options.progress << "[" << task.name
+                      << "] best point against the default, run by run: " << std::fixed
+                      << std::setprecision(3) << ratio << "x the time: "
+                      << (state.result.kept_default ? "the default schedule is kept"
+                                                    : "the best point is kept")
+                      << "\n";
+}
+
 void print_progress(const TaskState& state, const TuneOptions& options, double elapsed,
                     double eta) {
   const Task& task = *state.task;
@@ -224,6 +264,27 @@ void print_progress(const TaskState& state, const TuneOptions& options, double e
                     << "), " << state.result.failed << " failed | elapsed " << clock_text(elapsed)
                     << ", ETA " << clock_text(eta) << "   " << (options.live ? "" : "\n")
                     << std::flush;
+}
+
+/// `options` with measure.peak_flops set from the clock measured now (check_peak), the
+/// bound announced on the progress stream.
+TuneOptions with_peak(const TuneOptions& options) {
+  TuneOptions run = options;
+  if (!options.check_peak || options.measure.peak_flops > 0) return run;
+  double clock = measure_core_clock_hz();
+  if (clock <= 0) return run;  // no clock measurement on this architecture: unchecked
+  int threads = options.measure.threads > 0
+                    ? options.measure.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.measure.peak_flops = peak_flops(options.measure.target, threads, clock);
+  if (options.progress)
+    *options.progress << std::fixed << std::setprecision(1) << "peak "
+                      << run.measure.peak_flops * 1e-9 << " GFLOP/s: " << threads << " thread"
+                      << (threads == 1 ? "" : "s") << " x "
+                      << options.measure.target.peak_flops_per_cycle(32)
+                      << " float operations per cycle at " << std::setprecision(2) << clock * 1e-9
+                      << " GHz; faster measurements are faults\n";
+  return run;
 }
 
 }  // namespace
@@ -248,7 +309,8 @@ std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatab
 }
 
 std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
-                                   const TuneOptions& options) {
+                                   const TuneOptions& given_options) {
+  const TuneOptions options = with_peak(given_options);
   auto start = Clock::now();
   std::function<double()> elapsed = [&] {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -290,6 +352,9 @@ std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,
   if (options.confirm > 0)
     for (TaskState& s : states)
       if (s.measurer) confirm_best(s, db, options);
+  if (options.settle_repeats > 0)
+    for (TaskState& s : states)
+      if (s.measurer) settle(s, db, options);
   std::vector<TaskResult> results;
   for (TaskState& s : states) {
     s.result.best_cost = std::isfinite(s.best) ? s.best : 0.0;

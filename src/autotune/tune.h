@@ -38,6 +38,16 @@ struct TuneOptions {
   /// measured again until each has two measurements or more (five passes at most):
   /// the best record is then the best on average, not the luckiest draw.
   int confirm = 4;
+  /// Then the best point is timed against the default schedule run by run, `settle_repeats`
+  /// times: it is kept (RecordDatabase::settle) only when the median of its ratios to the
+  /// default is at most `settle_ratio`; otherwise the task keeps its default schedule, so
+  /// that a tuned model is never slower than the untuned one kernel by kernel. 0 repeats:
+  /// no verdict, the lowest average cost stands.
+  int settle_repeats = 7;
+  double settle_ratio = 0.98;
+  /// Measure the core clock when the run starts and check every measurement against the
+  /// peak it gives (measure.peak_flops, when that is not set already).
+  bool check_peak = true;
   MeasureOptions measure;
   /// Receives a progress line per round (with '\r' when `live`) and a summary per task.
   std::ostream* progress = nullptr;
@@ -57,6 +67,10 @@ struct TaskResult {
   int failed = 0;           ///< failed records among them
   double default_cost = 0;  ///< seconds per launch of the default schedule (0: unmeasured)
   double best_cost = 0;     ///< of the best record (0: none)
+  /// The best point's time over the default's, timed run by run at the end of the run (0: not
+  /// settled), and whether the task kept its default schedule for it.
+  double settled_ratio = 0;
+  bool kept_default = false;
   double flops = 0;
   int weight = 0;
   std::vector<CurvePoint> curve;  ///< this run's trials

@@ -94,10 +94,11 @@ ArchTables x86_tables() {
        Arch::X86_64,
        join({kV2, kV3, {"avxvnni"}}),
        {64, 48 * KiB, 1280 * KiB, 24 * MiB}},
-      {"znver1", Arch::X86_64, join({kV2, kV3}), {64, 32 * KiB, 512 * KiB, 8 * MiB}},
+      {"znver1", Arch::X86_64, join({kV2, kV3}), {64, 32 * KiB, 512 * KiB, 8 * MiB}, 2, 128},
       {"znver2", Arch::X86_64, join({kV2, kV3}), {64, 32 * KiB, 512 * KiB, 16 * MiB}},
       {"znver3", Arch::X86_64, join({kV2, kV3}), zen3},
-      {"znver4", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, {"avx512bf16"}}), zen4},
+      // Zen 4 runs a 512-bit FMA as two halves on its two 256-bit units.
+      {"znver4", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, {"avx512bf16"}}), zen4, 2, 256},
       {"znver5", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, {"avx512bf16", "avxvnni"}}), zen5},
       {"skylake-avx512", Arch::X86_64, join({kV2, kV3, kV4}), skx},
       {"cascadelake", Arch::X86_64, join({kV2, kV3, kV4, {"avx512vnni"}}), skx},
@@ -106,7 +107,9 @@ ArchTables x86_tables() {
       {"tigerlake",
        Arch::X86_64,
        join({kV2, kV3, kV4, kIcelake}),
-       {64, 48 * KiB, 1280 * KiB, 12 * MiB}},
+       {64, 48 * KiB, 1280 * KiB, 12 * MiB},
+       2,
+       256},
       {"sapphirerapids", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, kAmx}), spr},
       {"emeraldrapids", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, kAmx}), spr},
       {"graniterapids", Arch::X86_64, join({kV2, kV3, kV4, kIcelake, kAmx, {"amx-fp16"}}), spr},
@@ -127,9 +130,9 @@ ArchTables aarch64_tables() {
       {"cortex-a72", Arch::AArch64, {"neon"}, a7x},
       {"cortex-a76", Arch::AArch64, {"dotprod", "fullfp16"}, a7x},
       {"neoverse-n1", Arch::AArch64, {"dotprod", "fullfp16"}, neoverse},
-      {"neoverse-v1", Arch::AArch64, {"dotprod", "bf16", "i8mm", "sve"}, neoverse},
+      {"neoverse-v1", Arch::AArch64, {"dotprod", "bf16", "i8mm", "sve"}, neoverse, 4, 128},
       {"neoverse-n2", Arch::AArch64, {"dotprod", "bf16", "i8mm", "sve2"}, neoverse},
-      {"apple-m1", Arch::AArch64, {"dotprod", "fullfp16"}, {128, 128 * KiB, 12 * MiB, 0}},
+      {"apple-m1", Arch::AArch64, {"dotprod", "fullfp16"}, {128, 128 * KiB, 12 * MiB, 0}, 4, 128},
   };
   return t;
 }
@@ -217,6 +220,9 @@ void remove_with_dependents(Arch arch, std::vector<std::string>& features,
 }
 
 void derive_register_file(Target& target) {
+  const CpuModel* model = find_cpu(target.arch, target.cpu);
+  target.fma_units = model ? model->fma_units : CpuModel{}.fma_units;
+  target.fma_unit_bits = model ? model->fma_unit_bits : CpuModel{}.fma_unit_bits;
   switch (target.arch) {
     case Arch::X86_64:
       target.vector_bits = target.has("avx512f") ? 512 : target.has("avx") ? 256 : 128;

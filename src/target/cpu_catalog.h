@@ -12,12 +12,15 @@
 namespace tessel::target {
 
 /// A CPU as LLVM names it: its architecture, the features it has (implied ones may be left
-/// out) and its per-core cache sizes.
+/// out), its per-core cache sizes and its vector FMA units (Target::fma_units; the default,
+/// two units as wide as any vector, is an upper bound for the CPUs not listed otherwise).
 struct CpuModel {
   std::string_view name;
   Arch arch;
   std::vector<std::string_view> features;
   CacheSizes cache;
+  int fma_units = 2;
+  int fma_unit_bits = 512;
 };
 
 /// The CPU called `name` on `arch`, or nullptr.
@@ -35,7 +38,8 @@ void add_implied(Arch arch, std::vector<std::string>& features);
 void remove_with_dependents(Arch arch, std::vector<std::string>& features,
                             std::string_view feature);
 
-/// Sets the target's vector width and register counts from its architecture and features.
+/// Sets the target's vector width and register counts from its architecture and features,
+/// and its FMA units from its CPU's row.
 void derive_register_file(Target& target);
 
 }  // namespace tessel::target

@@ -23,6 +23,10 @@ bool Target::has(std::string_view feature) const {
   return std::binary_search(features.begin(), features.end(), feature);
 }
 
+int64_t Target::peak_flops_per_cycle(int element_bits) const {
+  return int64_t{2} * fma_units * (std::min(fma_unit_bits, vector_bits) / element_bits);
+}
+
 std::string Target::to_string() const {
   std::string text = "llvm -mtriple=" + triple + " -mcpu=" + cpu;
   std::vector<std::string> own;

@@ -50,6 +50,10 @@ struct Target {
   /// Architectural registers: vector (zmm/ymm/xmm, v0-v31) and general-purpose.
   int vector_registers = 16;
   int scalar_registers = 16;
+  /// Vector fused multiply-add units per core and the widest vector each takes, in bits: the
+  /// core's floating-point peak, an upper bound that measurements are checked against.
+  int fma_units = 2;
+  int fma_unit_bits = 512;
   CacheSizes cache;
 
   /// Whether `feature` is enabled (implied features count).
@@ -58,6 +62,9 @@ struct Target {
   int lanes(int element_bits) const { return vector_bits / element_bits; }
   /// float32 lanes of one vector register (16 with AVX-512, 8 with AVX2, else 4).
   int float_lanes() const { return lanes(32); }
+  /// Floating-point operations one core can do per cycle on `element_bits` elements, a
+  /// multiply-add counting two: 2 x fma_units x the lanes of min(fma_unit_bits, vector_bits).
+  int64_t peak_flops_per_cycle(int element_bits) const;
   /// A description that parses back to this target: "llvm -mtriple=... -mcpu=..." with
   /// "-mattr=+a,-b" for the features that differ from the CPU's own.
   std::string to_string() const;

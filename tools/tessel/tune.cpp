@@ -91,7 +91,11 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
     std::cout << std::fixed << std::setprecision(1) << std::setw(9) << r.flops / r.best_cost * 1e-9
               << " GFLOP/s (default " << std::setw(7) << r.flops / r.default_cost * 1e-9 << ", x"
               << std::setprecision(2) << r.default_cost / r.best_cost << ")  " << r.trials
-              << " trials, " << r.failed << " failed  " << r.name << "\n";
+              << " trials, " << r.failed << " failed  ";
+    if (r.settled_ratio > 0)
+      std::cout << (r.kept_default ? "default kept, best ran " : "best ran ")
+                << std::setprecision(3) << r.settled_ratio << "x the default run by run  ";
+    std::cout << r.name << "\n";
   }
   if (before > 0)
     std::cout << "tuned kernels: " << std::fixed << std::setprecision(3) << before * 1e3

@@ -31,6 +31,14 @@ inline TypedGraph two_matmuls() {
   return t;
 }
 
+/// One product of [n, n] by a constant [n, n].
+inline TypedGraph square_matmul(int64_t n) {
+  TypedGraph t;
+  graph::Value* x = t.input("x", {n, n});
+  t.output(t.node("MatMul", {x, t.constant("w", {n, n}, 1)}, {n, n}));
+  return t;
+}
+
 /// The tasks of `graph` after the default graph passes (blocked convolutions included),
 /// compiled for `target`.
 inline TaskSet tasks_of(const graph::Graph& graph, const target::Target& target = target::host()) {

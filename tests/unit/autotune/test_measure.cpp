@@ -1,6 +1,6 @@
 // Measurer: good candidates are timed; a wrong, a crashing and a hanging candidate are each
 // recorded as failed with their reason, and measuring goes on; built candidates run on the
-// runner the options name.
+// runner the options name; a run faster than the machine's peak is a measurement fault.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "autotune/measure.h"
+#include "autotune/peak.h"
 #include "autotune/runner.h"
 #include "autotune_test_util.h"
+#include "support/error.h"
 #include "te/compute.h"
 
 namespace tessel::autotune {
@@ -233,6 +235,72 @@ TEST(Measure, CandidatesRunOnTheRunnerTheOptionsName) {
   EXPECT_TRUE(results[0].ok() && results[2].ok());
   // The candidate that did not build never reached the runner.
   EXPECT_EQ(runner->indices, (std::vector<size_t>{Runner::kDefault, 0, 2}));
+}
+
+/// The host's peak at `threads` threads (0 where the clock cannot be measured).
+double host_peak(int threads) {
+  return peak_flops(target::host(), threads, measure_core_clock_hz());
+}
+constexpr const char* kNoClock = "no core clock measurement on this architecture";
+
+TEST(Peak, TheMeasuredClockIsACoresAndAProductRunsBelowThePeak) {
+  double peak = host_peak(1);
+  if (peak <= 0) GTEST_SKIP() << kNoClock;
+  double clock = peak / static_cast<double>(target::host().peak_flops_per_cycle(32));
+  EXPECT_GT(clock, 0.2e9);
+  EXPECT_LT(clock, 8e9);
+  // The default schedule of a 256^3 product on one thread: a good fraction of the bound,
+  // and never above it.
+  compiler::testing::TypedGraph graph = testing::square_matmul(256);
+  TaskSet set = testing::tasks_of(graph.graph);
+  MeasureOptions options = quick();
+  options.threads = 1;
+  options.repeats = 5;
+  options.min_repeat_seconds = 0.01;
+  Measurer measurer(set.tasks.at(0).kernel, options);
+  double achieved = set.tasks.at(0).flops / measurer.measure_default().mean_cost();
+  EXPECT_LT(achieved, peak);
+  EXPECT_GT(achieved, 0.1 * peak) << "the bound is far above what a product reaches";
+  EXPECT_EQ(peak_fault(1e9, 1.0, 2e9), "");
+  EXPECT_EQ(peak_fault(3e9, 1.0, 2e9),
+            "measurement fault: 3.0 GFLOP/s is above the peak of 2.0 GFLOP/s (the threads' FMA "
+            "units at the measured clock)");
+  EXPECT_EQ(peak_fault(3e9, 1.0, 0), "");  // unchecked
+}
+
+TEST(Measure, ARunFasterThanThePeakIsAMeasurementFault) {
+  // A runner whose timing goes wrong for candidate 0: it reports a thousandth of the time.
+  struct FaultyRunner : Runner {
+    LocalRunner local;
+    MeasureResult run(const driver::Kernel& candidate, const Workload& workload,
+                      const MeasureOptions& options, size_t index) const override {
+      MeasureResult result = local.run(candidate, workload, options, index);
+      if (index == 0)
+        for (double& cost : result.costs) cost /= 1000;
+      return result;
+    }
+  };
+  double peak = host_peak(static_cast<int>(std::thread::hardware_concurrency()));
+  if (peak <= 0) GTEST_SKIP() << kNoClock;
+  MatmulTask m;
+  MeasureOptions options = quick();
+  options.runner = std::make_shared<FaultyRunner>();
+  options.peak_flops = peak;
+  Measurer measurer(m.task().kernel, options);
+  const auto& s = m.task().kernel->schedule;
+  std::vector<MeasureResult> results = measurer.measure({s, s});
+  EXPECT_EQ(results[0].error.rfind("measurement fault: ", 0), 0u) << results[0].error;
+  EXPECT_NE(results[0].error.find("above the peak of"), std::string::npos);
+  EXPECT_TRUE(results[1].ok()) << results[1].error;
+  // The default's own time is the unit of every cost: above the peak, it is no unit.
+  options.runner = nullptr;
+  options.peak_flops = 1;  // one operation per second
+  try {
+    Measurer faulty(m.task().kernel, options);
+    ADD_FAILURE() << "a default schedule faster than the peak was accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("measurement fault"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "autotune/features.h"
 #include "autotune/tune.h"
 #include "autotune_test_util.h"
+#include "support/json.h"
 
 namespace tessel::autotune {
 namespace {
@@ -57,8 +58,16 @@ TEST(Tune, RecordsEveryTrialAndResumes) {
   std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
   ASSERT_EQ(best.size(), 1u);
   EXPECT_GE(best[0].measurements, 2);
-  EXPECT_EQ(first[0].best_cost, best[0].average_cost);
-  EXPECT_EQ(db.best(task.key, task.target)->point_json, best[0].latest.point_json);
+  // A leading point, timed against the default run by run, is kept only when it runs
+  // faster; a leading default needs no verdict.
+  bool default_leads = best[0].latest.point_json.empty();
+  EXPECT_EQ(first[0].settled_ratio > 0, !default_leads);
+  EXPECT_EQ(first[0].kept_default, !default_leads && first[0].settled_ratio > 0.98);
+  EXPECT_EQ(db.best(task.key, task.target)->point_json,
+            first[0].kept_default ? "" : best[0].latest.point_json);
+  if (!first[0].kept_default) {
+    EXPECT_EQ(first[0].best_cost, best[0].average_cost);
+  }
   for (const Record& r : db.records(task.key, task.target)) {
     EXPECT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(r.template_name, "matmul");
@@ -115,6 +124,39 @@ TEST(Tune, CompilingWithRecordsAppliesTheBestSchedule) {
   ASSERT_EQ(outputs.size(), 3u);
   for (size_t o = 0; o < outputs.size(); ++o)
     compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
+}
+
+TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
+  // A 256^3 product whose records hold its slowest-looking point (one-row register tiles of
+  // one panel, a fraction of the default's speed) measured twice as impossibly fast, as a
+  // faulty clock would: it leads the ranking, and confirming passes it by.
+  compiler::testing::TypedGraph t = testing::square_matmul(256);
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = set.tasks.at(0);
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  Point slow = task.space.point_at(0);
+  ASSERT_EQ(task.space.value(slow, "tile_m"), 1);
+  Record lucky;
+  lucky.task_key = task.key;
+  lucky.target = task.target;
+  lucky.task_name = task.name;
+  lucky.template_name = task.template_name;
+  lucky.point_json = json::write(task.space.to_json(slow));
+  lucky.trace_json = task.schedule_at(slow)->trace().to_json();
+  lucky.costs = {1e-9};
+  db.add(lucky);
+  db.add(lucky);
+  TuneOptions options = quick("random", 3, 2);
+  options.check_peak = false;  // the records' fault is what the verdict must catch
+  std::vector<TaskResult> results = tune_tasks(set, db, options);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(db.best_points(task.key, task.target, 1).at(0).latest.point_json, lucky.point_json);
+  // Timed against the default run by run, the point is slower: the default is kept.
+  EXPECT_GT(results[0].settled_ratio, 1.0);
+  EXPECT_TRUE(results[0].kept_default);
+  EXPECT_EQ(db.verdict(task.key, task.target)->point_json, "");
+  EXPECT_EQ(db.best(task.key, task.target)->point_json, "");
 }
 
 TEST(Tune, AStaleRecordKeepsTheDefaultSchedule) {

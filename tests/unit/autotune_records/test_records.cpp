@@ -212,6 +212,50 @@ TEST_F(RecordsTest, APointMeasuredAgainRanksByTheMeanOfItsMeasurements) {
   EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":1})");
 }
 
+TEST_F(RecordsTest, TheLatestVerdictChoosesTheBest) {
+  RecordDatabase db(file("r.db").string());
+  Record default_schedule = make_record("k", "matmul", {2.0});
+  default_schedule.point_json = "";
+  db.add(default_schedule);
+  db.add(record_of_point(1, {1.0}));  // lowest on average
+  db.add(record_of_point(2, {1.5}));
+  EXPECT_FALSE(db.verdict("k", kTarget).has_value());
+  EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":1})");
+  // Timed against the default run by run, point 1 was not faster: the default stands.
+  db.settle({"k", kTarget, "", 1.01, 1700000001});
+  EXPECT_EQ(db.best("k", kTarget)->point_json, "");
+  EXPECT_EQ(db.best("k", kTarget)->costs, (std::vector<double>{2.0}));
+  std::optional<RecordDatabase::Verdict> verdict = db.verdict("k", kTarget);
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(verdict->point_json, "");
+  EXPECT_DOUBLE_EQ(verdict->ratio, 1.01);
+  EXPECT_DOUBLE_EQ(verdict->timestamp, 1700000001);
+  // A later run settles on point 2: the latest verdict stands, for its task and target only.
+  db.settle({"k", kTarget, R"({"tile": 2})", 0.9, 1700000002});
+  EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":2})");
+  EXPECT_FALSE(db.verdict("k", "cuda").has_value());
+  EXPECT_FALSE(db.verdict("other", kTarget).has_value());
+  // A verdict naming a point without a successful record falls back to the lowest average.
+  db.settle({"k", kTarget, R"({"tile":9})", 0.5, 1700000003});
+  EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":1})");
+  EXPECT_THROW(db.settle({"k", kTarget, "", std::nan(""), 0}), CompileError);
+}
+
+TEST_F(RecordsTest, AVersionOneDatabaseGetsTheVerdictsTable) {
+  fs::path path = file("v1.db");
+  {
+    RecordDatabase db(path.string());
+    db.add(record_of_point(1, {1.0}));
+  }
+  raw_sql(path,
+          "DROP TABLE tessel_verdicts; UPDATE tessel_meta SET value = '1' WHERE key = 'schema'");
+  RecordDatabase db(path.string());
+  EXPECT_EQ(db.count("k", kTarget), 1u);
+  db.settle({"k", kTarget, "", 1.2, 1700000001});
+  EXPECT_EQ(db.best("k", kTarget)->point_json, R"({"tile":1})");  // no default record
+  EXPECT_EQ(db.verdict("k", kTarget)->ratio, 1.2);
+}
+
 TEST_F(RecordsTest, RecordsOfTemplateFiltersAndOrders) {
   RecordDatabase db(file("r.db").string());
   db.add(make_record("c", "matmul", {4.0}));
@@ -402,10 +446,10 @@ TEST_F(RecordsTest, AForeignDatabaseIsRejectedAndLeftAsItWas) {
 TEST_F(RecordsTest, AnUnknownSchemaVersionIsRejected) {
   fs::path path = file("future.db");
   { RecordDatabase db(path.string()); }
-  raw_sql(path, "UPDATE tessel_meta SET value = '2' WHERE key = 'schema'");
+  raw_sql(path, "UPDATE tessel_meta SET value = '3' WHERE key = 'schema'");
   std::string error = open_error(path);
   EXPECT_NE(error.find(path.string()), std::string::npos) << error;
-  EXPECT_NE(error.find("schema version '2'"), std::string::npos) << error;
+  EXPECT_NE(error.find("schema version '3'"), std::string::npos) << error;
 }
 
 TEST_F(RecordsTest, AnEmptyFileIsANewDatabase) {

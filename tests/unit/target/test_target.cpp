@@ -67,6 +67,29 @@ TEST(ParseTarget, LanesAndRegistersComeFromTheCpuAndItsSwitches) {
   EXPECT_EQ(arm.cache.l1d, 64 * 1024);
 }
 
+TEST(ParseTarget, PeakFlopsPerCycleComeFromTheCpusFmaUnits) {
+  // Two FMA units as wide as the vectors: 2 x 2 x 16 float32 operations per cycle...
+  EXPECT_EQ(
+      parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").peak_flops_per_cycle(32),
+      64);
+  EXPECT_EQ(parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").peak_flops_per_cycle(32),
+            32);
+  EXPECT_EQ(parse_target("x86-64-avx2").peak_flops_per_cycle(32), 32);
+  // ...Zen 4's 512-bit FMAs run on two 256-bit units, and AVX2 code gets the same.
+  EXPECT_EQ(parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4").peak_flops_per_cycle(32),
+            32);
+  EXPECT_EQ(parse_target("llvm -mcpu=znver4 -mattr=-avx512f").peak_flops_per_cycle(32), 32);
+  EXPECT_EQ(parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=znver1").peak_flops_per_cycle(32),
+            16);
+  // Neoverse V1 has four 128-bit units for NEON, N1 two; float64 has half the lanes.
+  EXPECT_EQ(
+      parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1").peak_flops_per_cycle(32),
+      32);
+  Target n1 = parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1");
+  EXPECT_EQ(n1.peak_flops_per_cycle(32), 16);
+  EXPECT_EQ(n1.peak_flops_per_cycle(64), 8);
+}
+
 TEST(ParseTarget, ShorthandsNameTheX86LevelsAndOtherArchitectures) {
   Target avx2 = parse_target("x86-64-avx2");
   EXPECT_EQ(avx2.cpu, "x86-64-v3");
