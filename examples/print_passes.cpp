@@ -4,6 +4,7 @@
 
 #include "driver/build.h"
 #include "ops/softmax.h"
+#include "schedules/cpu/softmax.h"
 
 using namespace tessel;
 
@@ -11,7 +12,7 @@ int main() {
   te::Tensor x = te::placeholder({4, 40}, ir::DataType::Float(32), "X");
   te::Tensor y = ops::softmax(x, "softmax");
   schedule::Schedule s({y});
-  ops::schedule_softmax_cpu(s, y, 8);
+  schedules::schedule_softmax_cpu(s, y, 8);
 
   tir::PassOptions opts;
   opts.print_after = {"all"};

@@ -6,6 +6,7 @@
 #include "lower/lower.h"
 #include "ops/conv2d.h"
 #include "schedule/replay.h"
+#include "schedules/cpu/conv2d.h"
 #include "target/host.h"
 
 using namespace tessel;
@@ -16,7 +17,8 @@ std::vector<te::Tensor> build_conv() {
   te::Tensor x = te::placeholder({1, 16, 14, 14}, ir::DataType::Float(32), "data");
   te::Tensor w = te::placeholder({16, 16, 3, 3}, ir::DataType::Float(32), "weight");
   return {x, w,
-          ops::conv2d_nchw(x, w, {1, 1, ops::conv2d_weight_block(tessel::target::host())}, "conv")};
+          ops::conv2d_nchw(x, w, {1, 1, schedules::conv2d_weight_block(tessel::target::host())},
+                           "conv")};
 }
 
 }  // namespace
@@ -24,7 +26,8 @@ std::vector<te::Tensor> build_conv() {
 int main() {
   std::vector<te::Tensor> first = build_conv();
   schedule::Schedule s({first[2]});
-  ops::schedule_conv2d_cpu(s, first[2], tessel::target::host(), ops::default_conv2d_config());
+  schedules::schedule_conv2d_cpu(s, first[2], tessel::target::host(),
+                                 schedules::default_conv2d_config());
   std::string json = s.trace().to_json();
   std::printf("trace (%zu steps):\n%s\n", s.trace().steps().size(), json.c_str());
 

@@ -8,7 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include "autotune/generated_space.h"
 #include "ir/functor.h"
+#include "schedules/knobs.h"
 #include "support/error.h"
 #include "te/dag.h"
 
@@ -88,10 +90,10 @@ std::string shape_text(const graph::TensorType& type) {
 }  // namespace
 
 std::shared_ptr<schedule::Schedule> Task::schedule_at(const Point& point) const {
-  ops::KnobValues knobs;
+  schedules::KnobValues knobs;
   for (size_t k = 0; k < space.knobs().size(); ++k)
     knobs.set(space.knobs()[k].name, space.knobs()[k].values.at(static_cast<size_t>(point.at(k))));
-  return search == SearchKind::Auto ? kernel->scheduler->generated_schedule(knobs)
+  return search == SearchKind::Auto ? generated_schedule(*kernel->scheduler, knobs)
                                     : kernel->scheduler->schedule(knobs);
 }
 
@@ -158,18 +160,18 @@ void add_group(TaskSet& set, const compiler::FusedGroup& group,
   task.weight = static_cast<int>(runs);
   task.flops = count_flops(kernel->scheduler->outputs());
   task.search = search;
-  ops::TuningSpace space;
+  schedules::TuningSpace space;
   if (search == SearchKind::Templates) {
     space = kernel->scheduler->tuning_space();
   } else {
     try {
-      space = kernel->scheduler->generated_space();
+      space = generated_space(*kernel->scheduler);
     } catch (const CompileError&) {
       space = {};  // the rules do not apply to this DAG: the task keeps its default
     }
   }
   task.template_name = space.template_name;
-  for (ops::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
+  for (schedules::KnobSpec& knob : space.knobs) task.space.add(knob.name, std::move(knob.values));
   task.kernel = std::move(kernel);
   set.tasks.push_back(std::move(task));
 }

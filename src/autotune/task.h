@@ -4,7 +4,7 @@
 // and of the target, so that equal kernels of one model or of several models share their
 // tuning records), the number of launches per inference (its weight), the floating-point
 // operations per launch, and what is needed to schedule it again: the group's scheduler
-// and, where its anchor operator declares one, a tuning template (ops/knobs.h).
+// and, where its anchor operator declares one, a tuning template (schedules/knobs.h).
 #pragma once
 
 #include <memory>
@@ -19,8 +19,8 @@
 namespace tessel::autotune {
 
 /// Where the tasks' search spaces come from: the templates of their anchor operators
-/// (ops/knobs.h; tasks without one are not tuned), or the rules that generate schedules from
-/// the compute alone (ops/generated_schedule.h), for every task.
+/// (schedules/knobs.h; tasks without one are not tuned), or the rules that generate schedules from
+/// the compute alone (autotune/generated_space.h), for every task.
 enum class SearchKind { Templates, Auto };
 
 struct Task {

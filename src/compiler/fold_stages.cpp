@@ -5,6 +5,7 @@
 
 #include "graph/graph.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/generic.h"
 #include "support/error.h"
 #include "target/host.h"
 #include "te/dag.h"
@@ -19,7 +20,9 @@ namespace {
 constexpr int64_t kMaxGrowth = 8;
 constexpr int64_t kSmallStage = 1 << 12;
 
-int64_t elements(const te::Tensor& t) { return ops::shape_size(ops::static_shape(t)); }
+int64_t elements(const te::Tensor& t) {
+  return te::shape_size(te::static_shape(t));
+}
 
 /// Runs the stage computing `t` on the constants it reads, unless a stage of the same
 /// structure ran on the same arrays before.
@@ -34,12 +37,12 @@ std::shared_ptr<const runtime::NDArray> evaluate(
   auto& kernel = cache.kernels[cache_key];
   if (!kernel) {
     schedule::Schedule s({t});
-    ops::schedule_generic(s, {t}, target::host());  // folded here, on the host
+    schedules::schedule_generic(s, {t}, target::host());  // folded here, on the host
     std::vector<te::Tensor> args = reads;
     args.push_back(t);
     kernel = std::make_shared<driver::Kernel>(driver::build(s, args, "fold"));
   }
-  runtime::NDArray result(ops::static_shape(t), graph::to_runtime_dtype(t.dtype()));
+  runtime::NDArray result(te::static_shape(t), graph::to_runtime_dtype(t.dtype()));
   std::vector<void*> pointers;
   for (const runtime::NDArray* array : arrays) pointers.push_back(const_cast<void*>(array->data()));
   pointers.push_back(result.data());

@@ -7,8 +7,9 @@
 
 #include "executor/node_kernel.h"
 #include "ir/functor.h"
-#include "ops/generated_schedule.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/knobs.h"
 #include "support/error.h"
 #include "te/compute.h"
 #include "te/dag.h"
@@ -131,14 +132,14 @@ GroupKernel build_group_kernel(const FusedGroup& group, const target::Target& ta
       const graph::Value* out = k < node.outputs.size() ? node.outputs[k] : nullptr;
       if (out)
         TESSEL_ICHECK(outputs[k].dtype() == out->type.dtype &&
-                          ops::static_shape(outputs[k]) == out->type.shape(),
+                          te::static_shape(outputs[k]) == out->type.shape(),
                       node.describe(), ": compute output ", k, " does not match its type ",
                       out->type.to_string());
       if (last) {
         root_outputs.push_back(outputs[k]);
         result.output_types.push_back(
             out ? out->type
-                : graph::TensorType::of(outputs[k].dtype(), ops::static_shape(outputs[k])));
+                : graph::TensorType::of(outputs[k].dtype(), te::static_shape(outputs[k])));
         result.arg_values.push_back(out);
       } else {
         intermediates.push_back(outputs[k]);
@@ -166,7 +167,8 @@ GroupKernel build_group_kernel(const FusedGroup& group, const target::Target& ta
   for (const FoldedStage& stage : folding.folded) {
     auto value = std::make_unique<graph::Value>();
     value->name = stage.placeholder.name();
-    value->type = graph::TensorType::of(stage.placeholder.dtype(), ops::static_shape(stage.placeholder));
+    value->type =
+        graph::TensorType::of(stage.placeholder.dtype(), te::static_shape(stage.placeholder));
     value->constant = stage.data;
     placeholders.push_back(stage.placeholder);
     external.push_back(value.get());
@@ -248,7 +250,8 @@ std::shared_ptr<schedule::Schedule> GroupScheduler::inlined_chain() const {
   return result;
 }
 
-std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValues& knobs) const {
+std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(
+    const schedules::KnobValues& knobs) const {
   // The chain's intermediate results are computed inside their consumers.
   std::shared_ptr<schedule::Schedule> result = inlined_chain();
   schedule::Schedule& s = *result;
@@ -258,28 +261,14 @@ std::shared_ptr<schedule::Schedule> GroupScheduler::schedule(const ops::KnobValu
     ctx.set_knobs(&knobs);
     scheduled_->def().schedule(ctx, s, outputs_);
   } else {
-    ops::schedule_generic(s, outputs_, target_);
+    schedules::schedule_generic(s, outputs_, target_);
   }
   return result;
 }
 
-ops::TuningSpace GroupScheduler::tuning_space() const {
+schedules::TuningSpace GroupScheduler::tuning_space() const {
   if (!scheduled_ || !scheduled_->def().tuning_space) return {};
   return scheduled_->def().tuning_space(*scheduled_);
-}
-
-std::shared_ptr<schedule::Schedule> GroupScheduler::generated_schedule(
-    const ops::KnobValues& knobs) const {
-  std::shared_ptr<schedule::Schedule> result = inlined_chain();
-  ops::GeneratedKnobs chosen(knobs);
-  ops::schedule_generated(*result, chosen, target_);
-  return result;
-}
-
-ops::TuningSpace GroupScheduler::generated_space() const {
-  ops::GeneratedKnobs declared;
-  ops::schedule_generated(*inlined_chain(), declared, target_);
-  return declared.space();
 }
 
 ir::PrimFunc lower_group_kernel(const GroupKernel& kernel, const std::string& name,

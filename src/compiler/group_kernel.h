@@ -16,6 +16,7 @@
 #include "graph/graph.h"
 #include "ir/stmt.h"
 #include "ops/op_context.h"
+#include "schedules/knobs.h"
 
 namespace tessel::compiler {
 
@@ -56,18 +57,17 @@ class GroupScheduler {
   /// The DAG's outputs (the kernel's output arguments).
   const std::vector<te::Tensor>& outputs() const { return outputs_; }
   /// A fresh schedule at `knobs` (empty: the default schedule).
-  std::shared_ptr<schedule::Schedule> schedule(const ops::KnobValues& knobs = {}) const;
+  std::shared_ptr<schedule::Schedule> schedule(const schedules::KnobValues& knobs = {}) const;
   /// The tuning template of the scheduled node; no knobs when it has none.
-  ops::TuningSpace tuning_space() const;
-  /// A fresh schedule generated from the compute alone (ops/generated_schedule.h) at `knobs`.
-  std::shared_ptr<schedule::Schedule> generated_schedule(const ops::KnobValues& knobs) const;
-  /// The knobs of the generated schedules; no knobs when the rules leave no choice.
-  ops::TuningSpace generated_space() const;
+  schedules::TuningSpace tuning_space() const;
+  /// A fresh schedule with the chain's intermediate results inlined (what the schedules of
+  /// the group, this one's and those generated from the compute alone, start from:
+  /// autotune/generated_space.h).
+  std::shared_ptr<schedule::Schedule> inlined_chain() const;
+  /// The target the schedules are for.
+  const target::Target& target() const { return target_; }
 
  private:
-  /// A fresh schedule with the chain's intermediate results inlined.
-  std::shared_ptr<schedule::Schedule> inlined_chain() const;
-
   std::vector<te::Tensor> outputs_;
   std::vector<te::Tensor> intermediates_;
   /// The node whose operator schedules the group; nullptr: the generic schedule.

@@ -9,6 +9,7 @@
 #include "ops/unsupported.h"
 #include "runtime/data_dependent.h"
 #include "runtime/error.h"
+#include "schedules/cpu/generic.h"
 #include "support/error.h"
 #include "te/compute.h"
 
@@ -191,7 +192,7 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   for (size_t k = 0; k < outputs.size(); ++k) {
     const graph::TensorType& expected = result.output_types[k];
     TESSEL_ICHECK(
-        outputs[k].dtype() == expected.dtype && ops::static_shape(outputs[k]) == expected.shape(),
+        outputs[k].dtype() == expected.dtype && te::static_shape(outputs[k]) == expected.shape(),
         node.describe(), ": compute output ", k, " is ", outputs[k].dtype().to_string(),
         " with another shape than the inferred ", expected.to_string());
     if (k < node.outputs.size() && node.outputs[k] && expected.num_elements() > 0)
@@ -203,7 +204,7 @@ NodeKernel compile_node(const graph::Node& node, const std::vector<graph::Tensor
   if (def.schedule)
     def.schedule(ctx, schedule, outputs);
   else
-    ops::schedule_generic(schedule, outputs, options.target);
+    schedules::schedule_generic(schedule, outputs, options.target);
   try {
     result.kernel =
         std::make_shared<driver::Kernel>(driver::build(schedule, args, kernel_name(node), options));

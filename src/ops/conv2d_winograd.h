@@ -3,11 +3,11 @@
 // with d the (m + 2) x (m + 2) input window of the tile, so the multiply-adds over the
 // input channels (the bulk of the work) fall from 9 m^2 per tile to (m + 2)^2: 2.25x fewer
 // for m = 2, 4x for m = 4. The transform matrices come from the Toom-Cook construction on
-// the points 0, 1, -1, 1/2, -2, 2, -1/2 (the first m + 1 of them) and infinity.
+// the points 0, 1, -1, 1/2, -2, 2, -1/2 (the first m + 1 of them) and infinity. The CPU
+// schedule is in schedules/cpu/conv2d_winograd.h.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,32 +46,5 @@ int64_t default_winograd_tile(const Conv2dNchwcParams& p, const std::vector<int6
 te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& weight,
                                  const Conv2dNchwcParams& p, int64_t tile,
                                  const std::string& name = "conv");
-
-/// The knobs of the Winograd schedule.
-struct Conv2dWinogradConfig {
-  int64_t tile_p = 0;   ///< tiles per register tile of the products (0: fitted)
-  int64_t tile_kb = 0;  ///< blocks of output channels per register tile (0: fitted)
-  int64_t unroll_ci = 1;  ///< channels of an input block unrolled in the products
-  /// Each iteration of the products' parallel loop (a point and a tile of output blocks)
-  /// prefetches the transformed weights of the next one (Schedule::prefetch). Unset: where
-  /// the transformed weights take 1 MiB or more.
-  std::optional<bool> prefetch;
-};
-
-/// The Winograd template ("conv2d_nchwc_winograd") for `tiles` tiles and `blocks` output
-/// blocks of `vectors` target vectors each, input blocks of `in_block` channels.
-TuningSpace conv2d_winograd_tuning_space(int64_t tiles, int64_t blocks, int64_t vectors,
-                                         int64_t in_block, const target::Target& target);
-Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs);
-
-/// The padding and the input transform run in parallel over tiles, each tile's alpha^2
-/// values unrolled and vectorised over a block's channels; the products as register tiles
-/// of tile_kb output blocks x tile_p tiles accumulated over the input channels, in parallel
-/// over (point, output block); the output transform per m x m tile, unrolled, with the
-/// `epilogue` (bias, residual add, activation; see schedule_conv2d_nchwc_cpu) applied to
-/// each value before it is stored.
-void schedule_conv2d_winograd_cpu(schedule::Schedule& s, const te::Tensor& out,
-                                  const target::Target& target, const te::Tensor& epilogue = {},
-                                  const Conv2dWinogradConfig& config = {});
 
 }  // namespace tessel::ops

@@ -1,12 +1,10 @@
-// Depthwise 2-d convolution (one filter per channel, NCHW): its tensor expression and CPU
-// schedule, vectorised along output columns for any stride.
+// Depthwise 2-d convolution (one filter per channel, NCHW): its tensor expression (its CPU
+// schedule: schedules/cpu/depthwise_conv2d.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "schedule/schedule.h"
-#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops {
@@ -17,11 +15,5 @@ namespace tessel::ops {
 /// columns a vector of outputs reads are contiguous whatever the stride.
 te::Tensor depthwise_conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, int64_t stride,
                                  int64_t pad, const std::string& name = "conv");
-
-/// Each row of outputs is accumulated in registers, several vectors of columns at a time
-/// (independent accumulators), over the unrolled kernel window; rows of every channel run
-/// in parallel, and so does the padding. `out` must come from depthwise_conv2d_nchw.
-void schedule_depthwise_conv2d_cpu(schedule::Schedule& s, const te::Tensor& out,
-                                   const target::Target& target);
 
 }  // namespace tessel::ops

@@ -191,8 +191,8 @@ void OpContext::fail(const std::string& message) const {
   TESSEL_USER_ERROR(node_.describe(), ", opset ", node_.opset, ": ", message);
 }
 
-const KnobValues& OpContext::knobs() const {
-  static const KnobValues defaults;
+const schedules::KnobValues& OpContext::knobs() const {
+  static const schedules::KnobValues defaults;
   return knobs_ ? *knobs_ : defaults;
 }
 

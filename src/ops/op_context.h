@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/knobs.h"
+#include "schedules/knobs.h"
 #include "target/target.h"
 
 namespace tessel::ops {
@@ -71,10 +71,10 @@ class OpContext {
       const graph::Graph& body, const std::vector<graph::TensorType>& input_types,
       const std::vector<const runtime::NDArray*>& input_values) const;
 
-  /// The values chosen for the schedule's knobs (knobs.h); none by default.
-  const KnobValues& knobs() const;
+  /// The values chosen for the schedule's knobs (schedules/knobs.h); none by default.
+  const schedules::KnobValues& knobs() const;
   /// Makes the schedule read `knobs` (kept by the caller; nullptr: the defaults).
-  void set_knobs(const KnobValues* knobs) { knobs_ = knobs; }
+  void set_knobs(const schedules::KnobValues* knobs) { knobs_ = knobs; }
 
   /// The target the schedule is for; an internal error where the caller set none (contexts
   /// that only infer types or fold need none).
@@ -92,7 +92,7 @@ class OpContext {
   const OpDef& def_;
   std::vector<graph::TensorType> input_types_;
   std::vector<const runtime::NDArray*> input_values_;
-  const KnobValues* knobs_ = nullptr;
+  const schedules::KnobValues* knobs_ = nullptr;
   const target::Target* target_ = nullptr;
   const BodyTyper* body_typer_ = nullptr;
 };

@@ -18,6 +18,7 @@
 #include "ops/op_context.h"
 #include "runtime/model_plan.h"
 #include "schedule/schedule.h"
+#include "schedules/knobs.h"
 #include "te/operation.h"
 
 namespace tessel::ops {
@@ -53,7 +54,7 @@ using ComputeFn =
 using ScheduleFn = std::function<void(const OpContext&, schedule::Schedule& schedule,
                                       const std::vector<te::Tensor>& outputs)>;
 /// The knobs a node's schedule reads through OpContext::knob, with their candidate values.
-using TuningSpaceFn = std::function<TuningSpace(const OpContext&)>;
+using TuningSpaceFn = std::function<schedules::TuningSpace(const OpContext&)>;
 /// Host evaluation of metadata operators (from attributes and input types).
 using FoldFn = std::function<std::vector<runtime::NDArray>(const OpContext&)>;
 

@@ -3,7 +3,6 @@
 
 #include <sstream>
 
-#include "ops/target_budget.h"
 #include "support/error.h"
 
 namespace tessel::ops {
@@ -60,52 +59,10 @@ std::vector<ir::Expr> shape_exprs(const std::vector<int64_t>& shape) {
   return result;
 }
 
-std::vector<int64_t> static_shape(const te::Tensor& tensor) {
-  std::vector<int64_t> result;
-  for (const ir::Expr& extent : tensor.shape()) {
-    const auto* imm = extent.as<ir::IntImmNode>();
-    TESSEL_ICHECK(imm != nullptr, "tensor ", tensor.name(), " has a non-constant extent");
-    result.push_back(imm->value);
-  }
-  return result;
-}
-
 int64_t constant_dim(const te::Tensor& tensor, int d, const std::string& op) {
   const int64_t* v = ir::as_const_int(tensor.shape()[d]);
   if (!v) TESSEL_USER_ERROR(op, ": dimension ", d, " of '", tensor.name(), "' must be a constant");
   return *v;
-}
-
-int64_t shape_size(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t extent : shape) n *= extent;
-  return n;
-}
-
-void schedule_generic(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
-                      const target::Target& target) {
-  for (const te::Tensor& out : outputs) {
-    const schedule::Stage& stage = s.stage(out);
-    if (stage.is_transformed() || stage.is_placeholder()) continue;
-    std::vector<std::string> spatial;
-    for (const std::string& root : stage.roots)
-      if (stage.find_loop(root)->kind == ir::IterKind::DataPar) spatial.push_back(root);
-    if (spatial.empty()) continue;
-    bool has_reduction = spatial.size() < stage.roots.size();
-    std::vector<int64_t> shape = static_shape(out);
-    int lanes = target.float_lanes();
-    if (!has_reduction && out.dtype() == ir::DataType::Float(32) && shape.back() >= lanes) {
-      auto [outer, inner] = s.split(out, spatial.back(), lanes);
-      s.vectorize(out, inner);
-      spatial.back() = outer;
-    }
-    if (shape_size(shape) < kParallelMinElements) continue;
-    std::string outermost = spatial.front();
-    if (spatial.size() >= 3) {
-      for (size_t k = 1; k + 1 < spatial.size(); ++k) outermost = s.fuse(out, outermost, spatial[k]);
-    }
-    s.parallel(out, outermost);
-  }
 }
 
 }  // namespace tessel::ops

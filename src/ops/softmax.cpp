@@ -1,4 +1,4 @@
-// Softmax compute (max, exp, sum, normalise) and its row-parallel CPU schedule.
+// Softmax compute: max, exp, sum, normalise.
 #include "ops/softmax.h"
 
 #include "support/error.h"
@@ -20,15 +20,6 @@ te::Tensor softmax(const te::Tensor& x, const std::string& name) {
   return te::compute(
       {rows, cols}, [&](te::Var n, te::Var d) { return shifted(n, d) / row_sum(n); }, name,
       {"n", "d"});
-}
-
-void schedule_softmax_cpu(schedule::Schedule& s, const te::Tensor& y, int vector_lanes) {
-  s.parallel(y, "n");
-  auto [d_outer, d_inner] = s.split(y, "d", vector_lanes);
-  s.vectorize(y, d_inner);
-  for (const char* suffix : {".max", ".exp", ".sum"}) s.compute_at(y.name() + suffix, y, "n");
-  auto [e_outer, e_inner] = s.split(y.name() + ".exp", "d", vector_lanes);
-  s.vectorize(y.name() + ".exp", e_inner);
 }
 
 }  // namespace tessel::ops

@@ -1,4 +1,5 @@
-// Operations and tensors: construction, checks, and discovery of the tensors a body reads.
+// Operations and tensors: construction, checks, discovery of the tensors a body reads, and
+// static shapes.
 #include "te/operation.h"
 
 #include <set>
@@ -63,6 +64,22 @@ TensorBufferNode::TensorBufferNode(const Operation& op, int value_index)
 
 const TensorBufferNode* as_tensor_buffer(const ir::Buffer& buffer) {
   return dynamic_cast<const TensorBufferNode*>(buffer.get());
+}
+
+std::vector<int64_t> static_shape(const Tensor& tensor) {
+  std::vector<int64_t> result;
+  for (const ir::Expr& extent : tensor.shape()) {
+    const auto* imm = extent.as<ir::IntImmNode>();
+    TESSEL_ICHECK(imm != nullptr, "tensor ", tensor.name(), " has a non-constant extent");
+    result.push_back(imm->value);
+  }
+  return result;
+}
+
+int64_t shape_size(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t extent : shape) n *= extent;
+  return n;
 }
 
 // ---- reads ----------------------------------------------------------------------------

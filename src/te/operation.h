@@ -12,6 +12,7 @@
 // so the DAG has no reference cycles.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -132,5 +133,10 @@ Operation make_compute_op(std::string name, std::vector<Expr> shape, std::vector
 
 /// The tensors that `e` reads, in order of first read, without repeats.
 std::vector<Tensor> tensors_read(const std::vector<Expr>& exprs);
+
+/// The extents of `tensor`'s shape (fails on a non-constant extent).
+std::vector<int64_t> static_shape(const Tensor& tensor);
+/// Product of a shape's extents.
+int64_t shape_size(const std::vector<int64_t>& shape);
 
 }  // namespace tessel::te

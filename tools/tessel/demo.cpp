@@ -15,8 +15,11 @@
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
-#include "ops/target_budget.h"
 #include "runtime/tessel_runtime.h"
+#include "schedules/cpu/conv2d.h"
+#include "schedules/cpu/matmul.h"
+#include "schedules/cpu/softmax.h"
+#include "schedules/cpu/target_budget.h"
 #include "support/error.h"
 #include "target/host.h"
 
@@ -109,9 +112,9 @@ int run_demo(const std::vector<std::string>& args) {
     int64_t n = opts.small ? 128 : 1024;
     te::Tensor a = te::placeholder({n, n}, f32, "A");
     te::Tensor b = te::placeholder({n, n}, f32, "B");
-    te::Tensor c = ops::matmul(a, b, ops::matmul_panel(target), "C");
+    te::Tensor c = ops::matmul(a, b, schedules::matmul_panel(target), "C");
     schedule::Schedule s({c});
-    ops::schedule_matmul_cpu(s, c, ops::default_matmul_config(target));
+    schedules::schedule_matmul_cpu(s, c, schedules::default_matmul_config(target));
     std::vector<ops::reference::Floats> bufs = {ops::reference::random_values(n * n, 1),
                                             ops::reference::random_values(n * n, 2),
                                             ops::reference::Floats(n * n)};
@@ -124,9 +127,9 @@ int run_demo(const std::vector<std::string>& args) {
     int64_t ch = opts.small ? 16 : 64, hw = opts.small ? 14 : 56;
     te::Tensor x = te::placeholder({1, ch, hw, hw}, f32, "data");
     te::Tensor w = te::placeholder({ch, ch, 3, 3}, f32, "weight");
-    te::Tensor y = ops::conv2d_nchw(x, w, {1, 1, ops::conv2d_weight_block(target)}, "conv");
+    te::Tensor y = ops::conv2d_nchw(x, w, {1, 1, schedules::conv2d_weight_block(target)}, "conv");
     schedule::Schedule s({y});
-    ops::schedule_conv2d_cpu(s, y, target, ops::default_conv2d_config());
+    schedules::schedule_conv2d_cpu(s, y, target, schedules::default_conv2d_config());
     std::vector<ops::reference::Floats> bufs = {ops::reference::random_values(ch * hw * hw, 3),
                                             ops::reference::random_values(ch * ch * 9, 4),
                                             ops::reference::Floats(ch * hw * hw)};
@@ -141,7 +144,7 @@ int run_demo(const std::vector<std::string>& args) {
     te::Tensor x = te::placeholder({rows, cols}, f32, "X");
     te::Tensor y = ops::softmax(x, "softmax");
     schedule::Schedule s({y});
-    ops::schedule_softmax_cpu(s, y, target.float_lanes());
+    schedules::schedule_softmax_cpu(s, y, target.float_lanes());
     std::vector<ops::reference::Floats> bufs = {ops::reference::random_values(rows * cols, 5),
                                             ops::reference::Floats(rows * cols)};
     auto expected = ops::reference::softmax(bufs[0], rows, cols);

@@ -34,7 +34,7 @@ std::optional<LegacyBroadcast> legacy_broadcast(const BinaryOp& op, const OpCont
   auto rank = static_cast<int64_t>(a.size()), b_rank = static_cast<int64_t>(b.size());
   LegacyBroadcast legacy{std::vector<int64_t>(a.size(), 1), 0};
   if (op.unidirectional) {
-    if (shape_size(b) == 1) return legacy;
+    if (te::shape_size(b) == 1) return legacy;
     legacy.axis = 1;
   } else if (!ctx.attr_int("broadcast")) {
     if (a != b)

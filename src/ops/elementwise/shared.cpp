@@ -82,7 +82,7 @@ te::Tensor broadcast_compute(const OpContext& ctx, const std::vector<te::Tensor>
                              const std::function<ir::Expr(const std::vector<ir::Expr>&)>& body,
                              const std::string& name) {
   std::vector<std::vector<int64_t>> shapes;
-  for (const te::Tensor& t : inputs) shapes.push_back(static_shape(t));
+  for (const te::Tensor& t : inputs) shapes.push_back(te::static_shape(t));
   std::vector<int64_t> shape = broadcast_shapes(ctx, shapes);
   return te::compute(
       shape_exprs(shape),

@@ -23,7 +23,7 @@ CompressForm compress_form(const OpContext& ctx) {
   if (ctx.input_shape(1).size() != 1)
     ctx.fail("the condition has shape " + shape_text(ctx.input_shape(1)) + ", expected rank 1");
   CompressForm f;
-  int64_t extent = shape_size(shape);
+  int64_t extent = te::shape_size(shape);
   if (ctx.has_attr("axis")) {
     f.axis = static_cast<size_t>(
         normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(shape.size())));

@@ -46,7 +46,7 @@ GridSampleForm grid_sample_form(const OpContext& ctx) {
 class Sampler {
  public:
   Sampler(const GridSampleForm& form, const te::Tensor& x, ir::DataType dtype)
-      : f_(form), x_(x), dtype_(dtype), shape_(static_shape(x)) {}
+      : f_(form), x_(x), dtype_(dtype), shape_(te::static_shape(x)) {}
 
   Expr sample(const Var& n, const Var& c, const Expr& gx, const Expr& gy) const {
     int64_t height = shape_[2], width = shape_[3];

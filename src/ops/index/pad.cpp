@@ -58,7 +58,7 @@ std::vector<te::Tensor> pad_compute(const OpContext& ctx, const std::vector<te::
     value = ir::make_const(dtype, ctx.attr_float("value"));
   } else if (ctx.has_input(2)) {
     const te::Tensor& constant = in[2];
-    if (shape_size(ctx.input_shape(2)) != 1)
+    if (te::shape_size(ctx.input_shape(2)) != 1)
       ctx.fail("constant_value has shape " + shape_text(ctx.input_shape(2)) +
                ", expected a scalar");
     value = ir::cast(dtype, constant(std::vector<Expr>(constant.shape().size(), int64_t{0})));

@@ -6,6 +6,7 @@
 
 #include "ops/index/index_common.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/generic.h"
 #include "te/dag.h"
 
 namespace tessel::ops::index {
@@ -201,7 +202,7 @@ te::Tensor resample(const te::Tensor& x, const ResampleSpec& spec, const std::st
   // would form innermost: the result is the same to the bit), so that only the small
   // first stage gathers along rows and the others read whole rows.
   te::Tensor source = x;
-  std::vector<int64_t> shape = static_shape(x);
+  std::vector<int64_t> shape = te::static_shape(x);
   bool separable = spec.interpolation != Interpolation::Nearest && resampled.size() >= 2;
   auto taps_of = [&](const std::vector<Var>& p, const std::vector<size_t>& axes) {
     std::vector<std::vector<Tap>> taps;
@@ -249,8 +250,8 @@ void schedule_resample(schedule::Schedule& s, const std::vector<te::Tensor>& out
   for (const te::Operation& op : te::topological_order(outputs))
     if (op->name.size() > suffix.size() &&
         op->name.compare(op->name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      schedule_generic(s, {op->output(0)}, target);
-  schedule_generic(s, outputs, target);
+      schedules::schedule_generic(s, {op->output(0)}, target);
+  schedules::schedule_generic(s, outputs, target);
 }
 
 }  // namespace tessel::ops::index

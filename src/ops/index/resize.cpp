@@ -15,7 +15,7 @@ namespace {
 
 /// The value of optional input `i`, or nullopt when it is absent or empty.
 std::optional<std::vector<double>> optional_floats(const OpContext& ctx, size_t i) {
-  if (!ctx.has_input(i) || shape_size(ctx.input_shape(i)) == 0) return std::nullopt;
+  if (!ctx.has_input(i) || te::shape_size(ctx.input_shape(i)) == 0) return std::nullopt;
   return ctx.input_floats(i);
 }
 
@@ -138,7 +138,7 @@ ResampleSpec resize_spec(const OpContext& ctx) {
   spec.exclude_outside = ctx.attr_int("exclude_outside") != 0;
   spec.extrapolation = ctx.attr_float("extrapolation_value");
   std::optional<std::vector<double>> scales = optional_floats(ctx, 2);
-  bool has_sizes = ctx.has_input(3) && shape_size(ctx.input_shape(3)) > 0;
+  bool has_sizes = ctx.has_input(3) && te::shape_size(ctx.input_shape(3)) > 0;
   if (scales.has_value() == has_sizes)
     ctx.fail("exactly one of the inputs 'scales' and 'sizes' must be given (and not empty)");
   spec.axes = scales ? axes_from_scales(ctx, *scales) : axes_from_sizes(ctx, ctx.input_ints(3));

@@ -33,7 +33,7 @@ te::Tensor matmul_nd(const MatmulShape& shape, const Operand& a, const Operand& 
                      const std::string& name);
 
 /// Whether a float32 product of a matrix (or a batch of them) by one matrix takes the tuned
-/// matmul compute and schedule (ops/matmul.h).
+/// matmul compute and schedule (ops/matmul.h, schedules/cpu/matmul.h).
 bool use_tuned_matmul(const MatmulShape& shape, ir::DataType dtype);
 
 }  // namespace tessel::ops::nn

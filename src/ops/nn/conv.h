@@ -49,11 +49,13 @@ te::Tensor conv_nd(const ConvShape& shape, const Operand& data, const Operand& w
                    const std::string& name);
 
 /// Whether a convolution of `shape` on `dtype` takes the tuned conv2d compute and schedule
-/// (ops/conv2d.h): 2-d float32, one group, no dilation, equal strides.
+/// (ops/conv2d.h, schedules/cpu/conv2d.h): 2-d float32, one group, no dilation, equal
+/// strides.
 bool use_tuned_conv2d(const ConvShape& shape, ir::DataType dtype);
 
 /// Whether a convolution is a float32 2-d depthwise one (one input and one output channel
-/// per group, no dilation, equal strides), which takes ops/depthwise_conv2d.h.
+/// per group, no dilation, equal strides), which takes ops/depthwise_conv2d.h and
+/// schedules/cpu/depthwise_conv2d.h.
 bool use_depthwise_conv2d(const ConvShape& shape, ir::DataType dtype);
 
 /// Whether the window pads every side equally and its output extents follow from that pad

@@ -29,7 +29,7 @@ te::Tensor elementwise_epilogue(schedule::Schedule& s, const te::Tensor& conv,
   const te::Tensor& out = outputs[0];
   const schedule::Stage& stage = s.stage(out);
   if (stage.is_placeholder() || stage.is_transformed() || out.op()->has_reduction() ||
-      static_shape(out) != output_shape)
+      te::static_shape(out) != output_shape)
     return {};
   // Every stage between the convolution and the output must be inlined into the output.
   std::string bias = std::string(kConvStage) + ".bias", cast = std::string(kConvStage) + ".cast",

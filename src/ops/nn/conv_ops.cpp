@@ -1,11 +1,16 @@
 // Conv and ConvTranspose (float): both on conv_nd; ConvTranspose as the convolution of its
 // input spread out by the strides with the flipped, transposed kernel. 2-d float32
-// convolutions that fit take the tuned conv2d compute and schedule (ops/conv2d.h).
+// convolutions that fit take the tuned conv2d compute and schedule (ops/conv2d.h,
+// schedules/cpu/conv2d.h).
 #include "ops/conv2d.h"
 #include "ops/depthwise_conv2d.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/conv2d.h"
+#include "schedules/cpu/depthwise_conv2d.h"
+#include "schedules/cpu/generic.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -71,7 +76,8 @@ te::Tensor convolve(const OpContext& ctx, const ConvShape& shape, const te::Tens
       pad = 0;
     }
     if (depthwise) return depthwise_conv2d_nchw(data, w, window.strides[0], pad, kConv);
-    return conv2d_nchw(data, w, {window.strides[0], pad, conv2d_weight_block(ctx.target())}, kConv);
+    return conv2d_nchw(
+        data, w, {window.strides[0], pad, schedules::conv2d_weight_block(ctx.target())}, kConv);
   }
   ir::DataType acc = accumulation_type(dtype);
   return conv_nd(shape, Operand::of(x, acc), Operand::of(w, acc), kConv);
@@ -149,16 +155,16 @@ void schedule_conv(const OpContext& ctx, schedule::Schedule& s,
     std::string drop = std::string(kConv) + ".k";
     if (has_stage(s, drop) && !s.stage(drop).is_output) s.compute_inline(drop);
     if (use_depthwise_conv2d(shape, dtype))
-      schedule_depthwise_conv2d_cpu(s, conv, ctx.target());
+      schedules::schedule_depthwise_conv2d_cpu(s, conv, ctx.target());
     else
-      schedule_conv2d_cpu(s, conv, ctx.target(), default_conv2d_config(),
-                          elementwise_epilogue(s, conv, shape.output, outputs));
+      schedules::schedule_conv2d_cpu(s, conv, ctx.target(), schedules::default_conv2d_config(),
+                                     elementwise_epilogue(s, conv, shape.output, outputs));
     // Padded data is read once by the tuned schedule's own padding stage.
     if (has_stage(s, std::string(kConv) + ".data")) s.compute_inline(std::string(kConv) + ".data");
   } else {
-    schedule_contraction(s, s.tensor(kConv), ctx.target());
+    schedules::schedule_contraction(s, s.tensor(kConv), ctx.target());
   }
-  schedule_generic(s, outputs, ctx.target());
+  schedules::schedule_generic(s, outputs, ctx.target());
 }
 
 OpDef conv_def(bool transposed) {

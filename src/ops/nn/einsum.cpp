@@ -8,6 +8,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/generic.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -207,8 +209,8 @@ OpDef einsum_def() {
   def.compute = einsum_compute;
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("einsum"), ctx.target());
-    schedule_generic(s, outputs, ctx.target());
+    schedules::schedule_contraction(s, s.tensor("einsum"), ctx.target());
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }

@@ -4,7 +4,8 @@
 //  - LayoutFromNCHWc (channels C): back to [N, C, H, W], the padding channels dropped;
 //  - Conv2dNCHWc (stride, pad, dilation, block, depthwise, groups, winograd): a 2-d float32
 //    convolution from NCHW or NCHW[xi]c data to NCHW[x]c (ops/conv2d_nchwc.h; with
-//    winograd = m > 0, F(m x m, 3 x 3) of ops/conv2d_winograd.h) plus an optional bias [K];
+//    winograd = m > 0, F(m x m, 3 x 3) of ops/conv2d_winograd.h; their schedules in
+//    schedules/cpu/) plus an optional bias [K];
 //    its padding channels are zero;
 //  - ChannelGatherNCHWc (channels [C1, ...], groups g, start s, count k, block x): channels
 //    s to s + k - 1 of the concatenation of blocked inputs of C1, ... channels (any blocks),
@@ -16,7 +17,9 @@
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
-#include "ops/target_budget.h"
+#include "schedules/cpu/conv2d_nchwc.h"
+#include "schedules/cpu/conv2d_winograd.h"
+#include "schedules/cpu/generic.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -181,12 +184,12 @@ OpDef channel_gather_def() {
   def.schedule = [](const OpContext&, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
     const te::Tensor& out = outputs[0];
-    std::vector<int64_t> shape = static_shape(out);
+    std::vector<int64_t> shape = te::static_shape(out);
     s.reorder(out, {"n", "h", "w", "cb", "ci"});
     std::string pixel = s.fuse(out, s.fuse(out, "n", "h"), "w");
     s.unroll(out, "ci");
     if (shape[1] * shape[4] <= kUnrolledGatherChannels) s.unroll(out, "cb");
-    if (shape_size(shape) >= kParallelMinElements) s.parallel(out, pixel);
+    if (te::shape_size(shape) >= schedules::kParallelMinElements) s.parallel(out, pixel);
   };
   return def;
 }
@@ -297,12 +300,13 @@ OpDef nchwc_conv_def() {
     NchwcConv shape = nchwc_conv(ctx);
     te::Tensor epilogue = elementwise_epilogue(s, conv, shape.output, outputs);
     if (shape.winograd > 0)
-      schedule_conv2d_winograd_cpu(s, conv, ctx.target(), epilogue,
-                                   conv2d_winograd_config(ctx.knobs()));
+      schedules::schedule_conv2d_winograd_cpu(s, conv, ctx.target(), epilogue,
+                                              schedules::conv2d_winograd_config(ctx.knobs()));
     else
-      schedule_conv2d_nchwc_cpu(s, conv, ctx.target(), epilogue,
-                                conv2d_nchwc_config(ctx.knobs(), shape.params));
-    schedule_generic(s, outputs, ctx.target());
+      schedules::schedule_conv2d_nchwc_cpu(
+          s, conv, ctx.target(), epilogue,
+          schedules::conv2d_nchwc_config(ctx.knobs(), shape.params.depthwise));
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   def.tuning_space = [](const OpContext& ctx) {
     NchwcConv conv = nchwc_conv(ctx);
@@ -311,11 +315,12 @@ OpDef nchwc_conv_def() {
     if (conv.winograd > 0) {
       int64_t m = conv.winograd;
       int64_t tiles = conv.output[0] * ((conv.output[2] + m - 1) / m) * ((conv.output[3] + m - 1) / m);
-      return conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4], ctx.target());
+      return schedules::conv2d_winograd_tuning_space(tiles, conv.output[1], vectors, x[4],
+                                                     ctx.target());
     }
     int64_t in_block = x.size() == 5 ? x[4] : 1;
     int64_t in_channels = conv.params.depthwise ? w[0] : w[1] * conv.params.groups;
-    return conv2d_nchwc_tuning_space(
+    return schedules::conv2d_nchwc_tuning_space(
         conv.output, vectors, in_block,
         conv_channels(conv.params, in_channels, conv.out_channels, in_block),
         w[2] == 1 && w[3] == 1, conv.params.pad > 0, ctx.target());

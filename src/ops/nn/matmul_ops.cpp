@@ -1,11 +1,15 @@
 // MatMul, Gemm and tessel's MatMulAdd (MatMul plus a bias): float and integer matrix
-// products; 2-d float32 products take the tuned matmul compute and schedule (ops/matmul.h),
-// the rest the generic matmul_nd.
+// products; 2-d float32 products take the tuned matmul compute and schedule (ops/matmul.h,
+// schedules/cpu/matmul.h), the rest the generic matmul_nd.
 #include "ops/matmul.h"
 #include "ops/nn/contraction.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
-#include "ops/target_budget.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/cpu/matmul.h"
+#include "schedules/cpu/target_budget.h"
+#include "schedules/knobs.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -39,7 +43,7 @@ te::Tensor product(const OpContext& ctx, const MatmulShape& shape, const te::Ten
                    const te::Tensor& b) {
   ir::DataType dtype = a.dtype();
   if (use_tuned_matmul(shape, dtype))
-    return ops::matmul(a, b, matmul_panel(ctx.target()), kProduct);
+    return ops::matmul(a, b, schedules::matmul_panel(ctx.target()), kProduct);
   ir::DataType acc = accumulation_type(dtype);
   te::Tensor y = matmul_nd(shape, Operand::of(a, acc), Operand::of(b, acc), kProduct);
   return cast_to(y, dtype, std::string(kProduct) + ".cast");
@@ -48,13 +52,13 @@ te::Tensor product(const OpContext& ctx, const MatmulShape& shape, const te::Ten
 /// The schedule of a product: the tuned matmul schedule or the generic contraction one for
 /// the kProduct stage, transposed operands read in place, generic epilogues.
 void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, bool tuned,
-                      const KnobValues& knobs, const target::Target& target) {
+                      const schedules::KnobValues& knobs, const target::Target& target) {
   std::vector<std::string> transposes;
   for (const char* name : {kTransposedA, kTransposedB})
     if (has_stage(s, name)) transposes.push_back(name);
   if (tuned) {
     // The tuned schedule packs its right operand: the transposition is read in the packing.
-    schedule_matmul_cpu(s, s.tensor(kProduct), matmul_config(knobs, target));
+    schedules::schedule_matmul_cpu(s, s.tensor(kProduct), schedules::matmul_config(knobs, target));
     for (const std::string& name : transposes) s.compute_inline(name);
     // A batched left operand is read in place; the reshape back is computed by its reader.
     std::string rows = std::string(kProduct) + ".rows", nd = std::string(kProduct) + ".nd";
@@ -64,9 +68,10 @@ void schedule_product(schedule::Schedule& s, const std::vector<te::Tensor>& outp
       s.compute_inline(nd);
   } else {
     for (const std::string& name : transposes) s.compute_inline(name);
-    schedule_contraction(s, s.tensor(kProduct), target, contraction_config(knobs));
+    schedules::schedule_contraction(s, s.tensor(kProduct), target,
+                                    schedules::contraction_config(knobs));
   }
-  schedule_generic(s, outputs, target);
+  schedules::schedule_generic(s, outputs, target);
 }
 
 /// Sets the schedule of a product operator whose shapes `shape_of` gives, and its tuning
@@ -80,12 +85,12 @@ void set_product_schedule(OpDef& def, MatmulShape (*shape_of)(const OpContext&))
   };
   def.tuning_space = [shape_of](const OpContext& ctx) {
     MatmulShape shape = shape_of(ctx);
-    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return schedules::TuningSpace{};
     if (!use_tuned_matmul(shape, ctx.input_type(0).dtype))
-      return contraction_tuning_space("batched_matmul", shape.output, ctx.target());
+      return schedules::contraction_tuning_space("batched_matmul", shape.output, ctx.target());
     int64_t rows = shape.m;
     for (int64_t b : shape.batch) rows *= b;
-    return matmul_tuning_space(rows, shape.n, shape.k, ctx.target());
+    return schedules::matmul_tuning_space(rows, shape.n, shape.k, ctx.target());
   };
 }
 

@@ -8,6 +8,8 @@
 #include "ops/nn/nn_util.h"
 #include "ops/nn/window.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/generic.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -85,7 +87,7 @@ std::vector<te::Tensor> unpool_compute(const OpContext& ctx, const std::vector<t
                       flat = flat * w.input[d] + p[d + 2];
                       tap = tap * tap_extents[d] + taps[d].var;
                     }
-                    flat = (ir::Expr(p[0]) * u.output[1] + p[1]) * shape_size(w.input) + flat;
+                    flat = (ir::Expr(p[0]) * u.output[1] + p[1]) * te::shape_size(w.input) + flat;
                     ir::Expr hit = indices(at) == flat;
                     return te::min_reduce(ir::select(hit, tap, ir::make_int(none)), taps, valid);
                   },
@@ -95,7 +97,7 @@ std::vector<te::Tensor> unpool_compute(const OpContext& ctx, const std::vector<t
       [&](const std::vector<te::Var>& p) {
         ir::Expr tap = first(std::vector<ir::Expr>(p.begin(), p.end()));
         std::vector<ir::Expr> at = {p[0], p[1]};
-        int64_t stride = shape_size(tap_extents);
+        int64_t stride = te::shape_size(tap_extents);
         for (size_t d = 0; d < rank; ++d) {
           stride /= tap_extents[d];
           ir::Expr o = window_of(p, d, tap / stride % tap_extents[d]);
@@ -121,8 +123,8 @@ OpDef max_unpool_def() {
   def.compute = unpool_compute;
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("unpool.tap"), ctx.target());
-    schedule_generic(s, outputs, ctx.target());
+    schedules::schedule_contraction(s, s.tensor("unpool.tap"), ctx.target());
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }

@@ -1,5 +1,5 @@
 // Helpers shared by the nn operator family: operands read through a conversion, element
-// type checks, accumulation types, and the default schedule of contraction stages.
+// type checks and accumulation types.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/knobs.h"
 #include "ops/op_context.h"
 #include "schedule/schedule.h"
-#include "target/target.h"
 #include "te/compute.h"
 
 namespace tessel::ops::nn {
@@ -49,28 +47,5 @@ std::string shape_text(const std::vector<int64_t>& shape);
 
 /// Whether the schedule has a stage named `name`.
 bool has_stage(const schedule::Schedule& s, const std::string& name);
-
-/// The knobs of schedule_contraction's register tile (0: the default size).
-struct ContractionConfig {
-  int64_t tile_rows = 0;     ///< rows of the next-to-last axis
-  int64_t tile_vectors = 0;  ///< vectors of the innermost axis
-};
-
-/// The contraction template `template_name` ("pool", "batched_matmul", ...) for a float32
-/// output of `output_shape`: knobs tile_rows and tile_vectors.
-TuningSpace contraction_tuning_space(const std::string& template_name,
-                                     const std::vector<int64_t>& output_shape,
-                                     const target::Target& target);
-/// The configuration with the knobs chosen in `knobs`.
-ContractionConfig contraction_config(const KnobValues& knobs);
-
-/// The default schedule of a stage that reduces (a matmul, a convolution, a pooling): its
-/// spatial loops fused into one loop, run in parallel when the work (output elements times
-/// reduction extent) is large; the reduction inside. A float32 reduction without condition
-/// accumulates a register tile of outputs across the whole reduction: by default up to 4
-/// rows of the next-to-last axis x 2 vectors of the innermost one (8 independent
-/// accumulators).
-void schedule_contraction(schedule::Schedule& s, const te::Tensor& tensor,
-                          const target::Target& target, const ContractionConfig& config = {});
 
 }  // namespace tessel::ops::nn

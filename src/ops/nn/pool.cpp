@@ -78,7 +78,7 @@ ir::Expr tap_count(const Window& w, const std::vector<te::Var>& index, bool coun
 }
 
 std::vector<int64_t> output_shape(const te::Tensor& x, const Window& w) {
-  std::vector<int64_t> shape = static_shape(x);
+  std::vector<int64_t> shape = te::static_shape(x);
   shape.resize(2);
   shape.insert(shape.end(), w.output.begin(), w.output.end());
   return shape;
@@ -148,7 +148,7 @@ Window global_window(const std::vector<int64_t>& input) {
 
 te::Tensor max_pool_indices(const te::Tensor& x, const te::Tensor& y, const Window& w,
                             bool column_major, const std::string& name) {
-  std::vector<int64_t> x_shape = static_shape(x);
+  std::vector<int64_t> x_shape = te::static_shape(x);
   std::vector<te::IterVar> taps = tap_axes(w);
   ir::DataType index_type = ir::DataType::Int(64);
   return te::compute(

@@ -4,6 +4,9 @@
 #include "ops/nn/nn_util.h"
 #include "ops/nn/pool.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/knobs.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -107,12 +110,14 @@ OpDef pool_def(const PoolOp& op) {
                     const std::vector<te::Tensor>& outputs) {
     for (const char* name : {"pool.sum", "pool", "pool.indices"})
       if (has_stage(s, name) && s.stage(name).op->has_reduction())
-        schedule_contraction(s, s.tensor(name), ctx.target(), contraction_config(ctx.knobs()));
-    schedule_generic(s, outputs, ctx.target());
+        schedules::schedule_contraction(s, s.tensor(name), ctx.target(),
+                                        schedules::contraction_config(ctx.knobs()));
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   def.tuning_space = [](const OpContext& ctx) {
-    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
-    return contraction_tuning_space("pool", ctx.def().infer(ctx).at(0).shape(), ctx.target());
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return schedules::TuningSpace{};
+    return schedules::contraction_tuning_space("pool", ctx.def().infer(ctx).at(0).shape(),
+                                               ctx.target());
   };
   return def;
 }

@@ -18,7 +18,7 @@ int64_t linear_axis(const OpContext& ctx) {
   std::vector<int64_t> x = ctx.input_shape(0);
   check_dtype(ctx, 1, {kFloat});
   int64_t axis = -1, extent = 0;
-  if (ctx.opset() >= 13 && shape_size(ctx.input_shape(1)) != 1) {
+  if (ctx.opset() >= 13 && te::shape_size(ctx.input_shape(1)) != 1) {
     axis = normalize_axis(ctx, ctx.attr_int("axis"), static_cast<int64_t>(x.size()));
     extent = x[static_cast<size_t>(axis)];
   }

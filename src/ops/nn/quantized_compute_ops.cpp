@@ -6,6 +6,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/quantize.h"
 #include "ops/op_util.h"
+#include "schedules/cpu/contraction.h"
+#include "schedules/cpu/generic.h"
 
 namespace tessel::ops::nn {
 namespace {
@@ -98,8 +100,8 @@ OpDef matmul_integer_def() {
   };
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("matmul"), ctx.target());
-    schedule_generic(s, outputs, ctx.target());
+    schedules::schedule_contraction(s, s.tensor("matmul"), ctx.target());
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }
@@ -138,8 +140,8 @@ OpDef qlinear_matmul_def() {
   };
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_contraction(s, s.tensor("matmul"), ctx.target());
-    schedule_generic(s, outputs, ctx.target());
+    schedules::schedule_contraction(s, s.tensor("matmul"), ctx.target());
+    schedules::schedule_generic(s, outputs, ctx.target());
   };
   return def;
 }
@@ -181,8 +183,8 @@ te::Tensor quantized_conv(const ConvShape& shape, const std::vector<te::Tensor>&
 
 void schedule_quantized_conv(const OpContext& ctx, schedule::Schedule& s,
                              const std::vector<te::Tensor>& outputs) {
-  schedule_contraction(s, s.tensor("conv"), ctx.target());
-  schedule_generic(s, outputs, ctx.target());
+  schedules::schedule_contraction(s, s.tensor("conv"), ctx.target());
+  schedules::schedule_generic(s, outputs, ctx.target());
 }
 
 OpDef conv_integer_def() {

@@ -3,7 +3,7 @@
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
-#include "ops/reduction/row_schedule.h"
+#include "schedules/cpu/row_schedule.h"
 
 namespace tessel::ops::reduction {
 namespace {
@@ -73,8 +73,8 @@ OpDef arg_def(const ArgKind& kind) {
   };
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    int64_t rows = row_axes_before(arg_plan(ctx).axes, ctx.input_type(0).rank());
-    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
+    int64_t rows = schedules::row_axes_before(arg_plan(ctx).axes, ctx.input_type(0).rank());
+    schedules::schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }

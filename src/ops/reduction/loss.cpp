@@ -47,8 +47,8 @@ Reduction loss_reduction(const OpContext& ctx) {
 te::Tensor nll_loss(const OpContext& ctx, const te::Tensor& log_prob, const te::Tensor& target,
                     const te::Tensor& weight, const std::string& name) {
   Reduction reduction = loss_reduction(ctx);
-  std::vector<int64_t> shape = static_shape(target);
-  int64_t classes = static_shape(log_prob)[1];
+  std::vector<int64_t> shape = te::static_shape(target);
+  int64_t classes = te::static_shape(log_prob)[1];
   ir::DataType dtype = log_prob.dtype();
   ir::DataType acc = float_compute_type(dtype);
   bool ignores = ctx.has_attr("ignore_index");

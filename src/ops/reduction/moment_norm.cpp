@@ -6,7 +6,9 @@
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
-#include "ops/reduction/row_schedule.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/cpu/row_schedule.h"
+#include "schedules/knobs.h"
 
 namespace tessel::ops::reduction {
 namespace {
@@ -211,7 +213,7 @@ OpDef instance_norm_def() {
   def.compute = instance_norm_compute;
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_rows(s, outputs[0], 2, ctx.input_type(0).num_elements(), ctx.target());
+    schedules::schedule_rows(s, outputs[0], 2, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }
@@ -307,16 +309,17 @@ OpDef layer_norm_def() {
                     const std::vector<te::Tensor>& outputs) {
     // The statistics outputs read the moments too: per-row computation needs one output.
     if (outputs.size() > 1)
-      schedule_generic(s, outputs, ctx.target());
+      schedules::schedule_generic(s, outputs, ctx.target());
     else
-      schedule_rows(s, outputs[0], layer_norm_axes(ctx).front(), ctx.input_type(0).num_elements(),
-                    ctx.target(), row_config(ctx.knobs()));
+      schedules::schedule_rows(s, outputs[0], layer_norm_axes(ctx).front(),
+                               ctx.input_type(0).num_elements(), ctx.target(),
+                               schedules::row_config(ctx.knobs()));
   };
   def.tuning_space = [](const OpContext& ctx) {
     if (ctx.input_type(0).dtype != ir::DataType::Float(32) || ctx.node().outputs.size() > 1)
-      return TuningSpace{};
-    return rows_tuning_space("layernorm", ctx.input_shape(0), layer_norm_axes(ctx).front(),
-                             ctx.target());
+      return schedules::TuningSpace{};
+    return schedules::rows_tuning_space("layernorm", ctx.input_shape(0),
+                                        layer_norm_axes(ctx).front(), ctx.target());
   };
   return def;
 }
@@ -356,8 +359,8 @@ OpDef mvn_def() {
   def.compute = mvn_compute;
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    int64_t rows = row_axes_before(mvn_axes(ctx), ctx.input_type(0).rank());
-    schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
+    int64_t rows = schedules::row_axes_before(mvn_axes(ctx), ctx.input_type(0).rank());
+    schedules::schedule_rows(s, outputs[0], rows, ctx.input_type(0).num_elements(), ctx.target());
   };
   return def;
 }

@@ -8,7 +8,7 @@
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
-#include "ops/reduction/row_schedule.h"
+#include "schedules/cpu/row_schedule.h"
 
 namespace tessel::ops::reduction {
 namespace {
@@ -149,12 +149,12 @@ OpDef reduce_def(const ReduceKind& kind) {
                         const std::vector<te::Tensor>& outputs) {
     ReducePlan plan = reduce_plan(kind, ctx);
     int64_t rank = ctx.input_type(0).rank();
-    int64_t rows = plan.noop ? 0 : row_axes_before(plan.axes, rank);
+    int64_t rows = plan.noop ? 0 : schedules::row_axes_before(plan.axes, rank);
     int64_t work = ctx.input_type(0).num_elements();
     // Over leading axes, the last one kept: columns, accumulated a vector at a time.
     bool columns = rows == 0 && !plan.noop && !plan.axes.empty() && plan.axes.back() < rank - 1;
-    if (columns && schedule_columns(s, work, ctx.target())) return;
-    schedule_rows(s, outputs[0], rows, work, ctx.target());
+    if (columns && schedules::schedule_columns(s, work, ctx.target())) return;
+    schedules::schedule_rows(s, outputs[0], rows, work, ctx.target());
   };
   return def;
 }

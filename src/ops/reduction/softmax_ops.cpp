@@ -6,7 +6,8 @@
 #include "ops/op_util.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/reduction/reduction_util.h"
-#include "ops/reduction/row_schedule.h"
+#include "schedules/cpu/row_schedule.h"
+#include "schedules/knobs.h"
 #include "support/error.h"
 
 namespace tessel::ops::reduction {
@@ -30,7 +31,7 @@ Expr flat_position(const std::vector<Expr>& p, const std::vector<int64_t>& shape
 
 te::Tensor softmax_over(SoftmaxKind kind, const te::Tensor& x, const std::vector<int64_t>& axes,
                         const std::string& name) {
-  std::vector<int64_t> shape = static_shape(x);
+  std::vector<int64_t> shape = te::static_shape(x);
   ir::DataType dtype = x.dtype();
   ir::DataType acc = float_compute_type(dtype);
   auto load = [&](const std::vector<Expr>& p) { return ir::cast(acc, x(p)); };
@@ -116,14 +117,15 @@ OpDef softmax_def(const SoftmaxOp& op) {
   };
   def.schedule = [](const OpContext& ctx, schedule::Schedule& s,
                     const std::vector<te::Tensor>& outputs) {
-    schedule_rows(s, outputs[0], row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()),
-                  ctx.input_type(0).num_elements(), ctx.target(), row_config(ctx.knobs()));
+    schedules::schedule_rows(
+        s, outputs[0], schedules::row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()),
+        ctx.input_type(0).num_elements(), ctx.target(), schedules::row_config(ctx.knobs()));
   };
   def.tuning_space = [](const OpContext& ctx) {
-    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return TuningSpace{};
-    return rows_tuning_space("softmax", ctx.input_shape(0),
-                             row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()),
-                             ctx.target());
+    if (ctx.input_type(0).dtype != ir::DataType::Float(32)) return schedules::TuningSpace{};
+    return schedules::rows_tuning_space(
+        "softmax", ctx.input_shape(0),
+        schedules::row_axes_before(softmax_axes(ctx), ctx.input_type(0).rank()), ctx.target());
   };
   return def;
 }

@@ -60,7 +60,7 @@ int64_t range_length(const OpContext& ctx) {
     if (ctx.input_type(k).dtype != dtype)
       ctx.fail("inputs must share one type, found " + ctx.input_type(0).to_string() + " and " +
                ctx.input_type(k).to_string());
-    if (shape_size(ctx.input_shape(k)) != 1)
+    if (te::shape_size(ctx.input_shape(k)) != 1)
       ctx.fail("input " + std::to_string(k) + " must be a scalar, found " +
                ctx.input_type(k).to_string());
   }

@@ -100,8 +100,8 @@ void register_metadata_ops(OpRegistry& registry) {
                           runtime::DType::Int(64), false);
       }));
   registry.add(folded_op("Size", 1, {}, [](const OpContext& ctx) {
-    return host_array(std::vector<int64_t>{shape_size(ctx.input_shape(0))}, runtime::DType::Int(64),
-                      true);
+    return host_array(std::vector<int64_t>{te::shape_size(ctx.input_shape(0))},
+                      runtime::DType::Int(64), true);
   }));
 }
 

@@ -18,7 +18,7 @@ using ShapeFn = std::vector<int64_t> (*)(const OpContext&);
 std::vector<ir::Expr> reshape_index(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
                                     const std::vector<te::Var>& v) {
   std::vector<ir::Expr> at(in.size(), ir::Expr(int64_t{0}));
-  if (shape_size(in) == 0) return at;  // the output is empty: nothing is read
+  if (te::shape_size(in) == 0) return at;  // the output is empty: nothing is read
   size_t i = 0, o = 0;
   while (true) {
     while (i < in.size() && in[i] == 1) ++i;
@@ -80,15 +80,15 @@ std::vector<int64_t> reshape_shape(const OpContext& ctx) {
       ctx.fail(given + " has more than 2^34 elements");
     known *= shape[d];
   }
-  int64_t count = shape_size(in);
+  int64_t count = te::shape_size(in);
   if (inferred) {
     if (known == 0 || count % known != 0)
       ctx.fail(given + ": cannot infer the -1 dimension for an input of shape " + shape_text(in));
     shape[*inferred] = count / known;
   }
-  if (shape_size(shape) != count)
+  if (te::shape_size(shape) != count)
     ctx.fail("cannot reshape an input of shape " + shape_text(in) + " (" + std::to_string(count) +
-             " elements) into " + shape_text(shape) + " (" + std::to_string(shape_size(shape)) +
+             " elements) into " + shape_text(shape) + " (" + std::to_string(te::shape_size(shape)) +
              " elements)");
   return shape;
 }
@@ -103,7 +103,7 @@ std::vector<int64_t> flatten_shape(const OpContext& ctx) {
              std::to_string(rank));
   if (axis < 0) axis += rank;
   std::vector<int64_t> outer(in.begin(), in.begin() + axis), inner(in.begin() + axis, in.end());
-  return {shape_size(outer), shape_size(inner)};
+  return {te::shape_size(outer), te::shape_size(inner)};
 }
 
 /// Where the axes list of Squeeze / Unsqueeze comes from at the node's opset.

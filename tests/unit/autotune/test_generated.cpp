@@ -10,13 +10,14 @@
 #include <random>
 
 #include "autotune/features.h"
+#include "autotune/generated_space.h"
 #include "autotune/records.h"
 #include "autotune/tune.h"
 #include "autotune_test_util.h"
 #include "compiler/compile_model.h"
 #include "driver/build.h"
-#include "ops/generated_schedule.h"
-#include "ops/op_util.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/knobs.h"
 #include "target/parse_target.h"
 #include "te/compute.h"
 #include "unit/target_test_util.h"
@@ -157,24 +158,24 @@ TEST(GeneratedSpaces, CompiledWithGeneratedSchedulesAModelMatchesItsNodesRunOneB
 TEST(GeneratedSpaces, AOneDimensionalStageAtTheRootRunsInParallelVectors) {
   // Two outputs read exp(a) (kept: two readers), a vector too long to stay serial; every
   // point of its space computes what a plain loop computes.
-  const int64_t n = 3 * ops::kParallelMinElements + 5;
+  const int64_t n = 3 * schedules::kParallelMinElements + 5;
   te::Tensor a = te::placeholder({n}, ir::DataType::Float(32), "a");
   te::Tensor e = te::compute({n}, [&](te::Var i) { return ir::exp(a(i)); }, "e", {"i"});
   te::Tensor plus = te::compute({n}, [&](te::Var i) { return e(i) + 1.0f; }, "plus", {"i"});
   te::Tensor twice = te::compute({n}, [&](te::Var i) { return e(i) * 2.0f; }, "twice", {"i"});
-  ops::GeneratedKnobs declared;
+  GeneratedKnobs declared;
   schedule::Schedule probe({plus, twice});
-  ops::schedule_generated(probe, declared, target::host());
+  schedule_generated(probe, declared, target::host());
   ASSERT_FALSE(declared.space().knobs.empty());
   std::vector<float> x(n), y(n), z(n);
   for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) / 50.0f - 1.0f;
-  for (const ops::KnobSpec& knob : declared.space().knobs) {
+  for (const schedules::KnobSpec& knob : declared.space().knobs) {
     for (int64_t value : knob.values) {
-      ops::KnobValues chosen;
+      schedules::KnobValues chosen;
       chosen.set(knob.name, value);
-      ops::GeneratedKnobs knobs(chosen);
+      GeneratedKnobs knobs(chosen);
       schedule::Schedule s({plus, twice});
-      ops::schedule_generated(s, knobs, target::host());
+      schedule_generated(s, knobs, target::host());
       runtime::NDArray in({n}, runtime::DType::Float(32)), out1({n}, runtime::DType::Float(32)),
           out2({n}, runtime::DType::Float(32));
       std::copy(x.begin(), x.end(), in.data_as<float>());

@@ -12,9 +12,14 @@
 #include "ops/matmul.h"
 #include "ops/reference.h"
 #include "ops/softmax.h"
-#include "ops/target_budget.h"
 #include "runtime/module.h"
 #include "runtime/tessel_runtime.h"
+#include "schedules/cpu/conv2d.h"
+#include "schedules/cpu/conv2d_nchwc.h"
+#include "schedules/cpu/conv2d_winograd.h"
+#include "schedules/cpu/matmul.h"
+#include "schedules/cpu/softmax.h"
+#include "schedules/cpu/target_budget.h"
 #include "target/parse_target.h"
 #include "unit/target_test_util.h"
 
@@ -44,11 +49,11 @@ TEST_P(MatmulE2E, BlockedScheduleMatchesNaiveLoops) {
       for (bool prefetch : {false, true}) {
         te::Tensor c = ops::matmul(a, b, tile_n, "C");
         schedule::Schedule s({c});
-        ops::MatmulConfig config;
+        schedules::MatmulConfig config;
         config.tile_m = tile_m;
         config.tile_k = k > 4 && tile_m != 3 ? 4 : 0;
         config.prefetch = prefetch;
-        ops::schedule_matmul_cpu(s, c, config);
+        schedules::schedule_matmul_cpu(s, c, config);
         driver::Kernel kernel = driver::build(s, {a, b, c}, "matmul");
         std::vector<Floats> bufs = {ops::reference::random_values(m * k, 11),
                                     ops::reference::random_values(k * n, 12),
@@ -69,9 +74,9 @@ TEST(MatmulSchedule, PrefetchesRightOperandsOfAMebibyteOrMoreByDefault) {
     auto prefetches = [&](int64_t m, int64_t n, int64_t k) {
       te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
       te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
-      te::Tensor c = ops::matmul(a, b, ops::matmul_panel(target), "C");
+      te::Tensor c = ops::matmul(a, b, schedules::matmul_panel(target), "C");
       schedule::Schedule s({c});
-      ops::schedule_matmul_cpu(s, c, ops::default_matmul_config(target));
+      schedules::schedule_matmul_cpu(s, c, schedules::default_matmul_config(target));
       int count = 0;
       for (const schedule::Stage& stage : s.stages())
         count += static_cast<int>(stage.prefetches.size());
@@ -108,9 +113,9 @@ TEST_P(Conv2dE2E, DirectScheduleMatchesNaiveLoops) {
   // Blocks of 4 output channels (k = 5 and 9 leave a partial block) and 4-column tiles.
   te::Tensor y = ops::conv2d_nchw(x, w, {stride, pad, 4}, "conv");
   schedule::Schedule s({y});
-  ops::Conv2dConfig config;
+  schedules::Conv2dConfig config;
   config.tile_ow = 4;
-  ops::schedule_conv2d_cpu(s, y, target::host(), config);
+  schedules::schedule_conv2d_cpu(s, y, target::host(), config);
   driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d");
   std::vector<Floats> bufs = {ops::reference::random_values(c * hw * hw, 21),
                               ops::reference::random_values(k * c * r * r, 22),
@@ -190,9 +195,9 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
   // A padded copy of the input first, or the input read in place (borders zeroed).
   for (bool pad_in_place : {false, true}) {
     schedule::Schedule s({y});
-    ops::Conv2dNchwcConfig config;
+    schedules::Conv2dNchwcConfig config;
     config.pad_in_place = pad_in_place;
-    ops::schedule_conv2d_nchwc_cpu(s, y, target::host(), {}, config);
+    schedules::schedule_conv2d_nchwc_cpu(s, y, target::host(), {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
     // Padding channels of blocked data hold zeros, as the layout guarantees.
     std::vector<Floats> bufs = {
@@ -283,15 +288,15 @@ TEST(ConvTile, BlocksPerRegisterTileFeedTheMostFmasPerLoad) {
   const target::Target avx512 = target::parse_target("x86-64-avx512");
   const target::Target avx2 = target::parse_target("x86-64-avx2");
   // AVX-512's 16-channel block is one vector: 4 blocks x 6 columns (24 of its accumulators).
-  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 1, 28, avx512), 4);
-  EXPECT_EQ(ops::default_conv_tile_kb(6, false, 1, 7, avx512), 2);  // 4 does not divide 6
+  EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 1, 28, avx512), 4);
+  EXPECT_EQ(schedules::default_conv_tile_kb(6, false, 1, 7, avx512), 2);  // 4 does not divide 6
   // AVX2's is two: 4 blocks would leave one column; 1 block x 5 columns loads 7 operands
   // per 10 FMAs.
-  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 2, 28, avx2), 1);
+  EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 2, 28, avx2), 1);
   // Two columns in all: 2 blocks x 2 columns.
-  EXPECT_EQ(ops::default_conv_tile_kb(8, false, 2, 2, avx2), 2);
+  EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 2, 2, avx2), 2);
   // Blocks that share no input (grouped, depthwise) take one block per tile.
-  EXPECT_EQ(ops::default_conv_tile_kb(8, true, 1, 28, avx512), 1);
+  EXPECT_EQ(schedules::default_conv_tile_kb(8, true, 1, 28, avx512), 1);
 }
 
 struct WinogradCase {
@@ -329,14 +334,15 @@ TEST_P(Conv2dWinogradE2E, MatchesNaiveLoops) {
   Floats expected_blocks = batch_to_blocks(expected, p.n, p.k, out * out, p.block);
   // The default register tiles, and a narrow one with the channels unrolled, prefetching
   // the next point's transformed weights.
-  ops::Conv2dWinogradConfig narrow;
+  schedules::Conv2dWinogradConfig narrow;
   narrow.tile_p = 3;
   narrow.tile_kb = 1;
   narrow.unroll_ci = 2;
   narrow.prefetch = true;
-  for (const ops::Conv2dWinogradConfig& config : {ops::Conv2dWinogradConfig{}, narrow}) {
+  for (const schedules::Conv2dWinogradConfig& config :
+       {schedules::Conv2dWinogradConfig{}, narrow}) {
     schedule::Schedule s({y});
-    ops::schedule_conv2d_winograd_cpu(s, y, target::host(), {}, config);
+    schedules::schedule_conv2d_winograd_cpu(s, y, target::host(), {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_winograd");
     std::vector<Floats> bufs = {
         batch_to_blocks(data, p.n, p.c, p.hw * p.hw, p.in_block), weight,
@@ -372,7 +378,7 @@ TEST_P(SoftmaxE2E, RowParallelScheduleMatchesNaiveLoops) {
   te::Tensor y = ops::softmax(x, "softmax");
   for (int lanes : {4, 8}) {
     schedule::Schedule s({y});
-    ops::schedule_softmax_cpu(s, y, lanes);
+    schedules::schedule_softmax_cpu(s, y, lanes);
     driver::Kernel kernel = driver::build(s, {x, y}, "softmax");
     std::vector<Floats> bufs = {ops::reference::random_values(rows * cols, 31),
                                 Floats(rows * cols, -7.0f)};
@@ -421,9 +427,9 @@ TEST(ExportLibrary, ScheduledMatmulRunsFromASharedLibrary) {
   const int64_t m = 20, n = 32, k = 9;
   te::Tensor a = te::placeholder({m, k}, ir::DataType::Float(32), "A");
   te::Tensor b = te::placeholder({k, n}, ir::DataType::Float(32), "B");
-  te::Tensor c = ops::matmul(a, b, ops::matmul_panel(target::host()), "C");
+  te::Tensor c = ops::matmul(a, b, schedules::matmul_panel(target::host()), "C");
   schedule::Schedule s({c});
-  ops::schedule_matmul_cpu(s, c, ops::MatmulConfig{});
+  schedules::schedule_matmul_cpu(s, c, schedules::MatmulConfig{});
   std::string path = ::testing::TempDir() + "tessel_export_matmul.so";
   driver::export_library(s, {a, b, c}, "exported_matmul", path);
 

@@ -1,48 +1,33 @@
-// Schedules generated from the compute alone (see generated_schedule.h).
-#include "ops/generated_schedule.h"
+// Schedules generated from the compute alone (see generated_space.h).
+#include "autotune/generated_space.h"
 
 #include <algorithm>
 #include <set>
 
-#include "ops/op_util.h"
-#include "ops/target_budget.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/cpu/lane_reduction.h"
+#include "schedules/stage_util.h"
 #include "support/error.h"
 
-namespace tessel::ops {
+namespace tessel::autotune {
 namespace {
 
 using schedule::Schedule;
 using schedule::Stage;
-
-int64_t extent_of(const ir::IterVar& iv) {
-  const int64_t* extent = ir::as_const_int(iv.extent);
-  return extent ? *extent : 0;
-}
+using schedules::extent_of;
+using schedules::factor_over_lanes;
+using schedules::factorable_over_lanes;
+using schedules::is_float32;
+using schedules::kParallelMinElements;
+using schedules::reduction_roots;
+using schedules::spatial_roots;
+using schedules::unconditional_reduction;
+using schedules::values_up_to;
 
 int64_t elements_of(const te::OperationNode& op) {
   int64_t n = 1;
   for (const ir::IterVar& iv : op.axis) n *= extent_of(iv);
   return n;
-}
-
-bool is_float32(const te::OperationNode& op) {
-  for (ir::DataType t : op.output_dtypes)
-    if (t != ir::DataType::Float(32)) return false;
-  return true;
-}
-
-/// A reduction every step of which contributes (no guard): its loops may be vectorized.
-bool unconditional_reduction(const te::OperationNode& op) {
-  const auto* reduce = op.bodies.empty() ? nullptr : op.bodies[0].as<ir::ReduceNode>();
-  return reduce && (!reduce->condition.defined() || ir::is_one(reduce->condition));
-}
-
-std::vector<std::string> spatial_roots(const Stage& stage) {
-  return {stage.roots.begin(), stage.roots.begin() + static_cast<int64_t>(stage.op->axis.size())};
-}
-
-std::vector<std::string> reduction_roots(const Stage& stage) {
-  return {stage.roots.begin() + static_cast<int64_t>(stage.op->axis.size()), stage.roots.end()};
 }
 
 /// Vectorizes the innermost loop of an element-wise float32 stage at least a vector long.
@@ -243,27 +228,6 @@ void schedule_other_stage(Schedule& s, const std::string& stage, const te::Tenso
 
 }  // namespace
 
-bool factorable_over_lanes(const te::OperationNode& op, int64_t lanes) {
-  if (!op.has_reduction() || op.num_outputs() != 1 || !is_float32(op) ||
-      !unconditional_reduction(op))
-    return false;
-  int64_t innermost = op.axis.empty() ? 1 : extent_of(op.axis.back());
-  return innermost < lanes && extent_of(op.reduce_axis.back()) >= 2 * lanes;
-}
-
-std::string factor_over_lanes(Schedule& s, const std::string& stage, int64_t lanes) {
-  const Stage& st = s.stage(stage);
-  te::Tensor result = st.op->output(0);
-  int axes = static_cast<int>(st.op->axis.size());
-  auto [outer, inner] = s.split(stage, st.roots.back(), lanes);
-  te::Tensor rf = s.rfactor(result, inner, axes);
-  std::vector<std::string> order = reduction_roots(s.stage(rf));
-  order.push_back(inner);
-  s.reorder(rf, order);
-  s.vectorize(rf, inner);
-  return s.stage(rf).name;
-}
-
 int64_t GeneratedKnobs::choose(const std::string& name, const std::vector<int64_t>& values) {
   TESSEL_ICHECK(!values.empty(), "generated knob '", name, "' has no candidate values");
   if (values.size() > 1 && !chosen_) space_.knobs.push_back({name, values});
@@ -350,4 +314,18 @@ void schedule_generated(Schedule& s, GeneratedKnobs& knobs, const target::Target
                                                     : "auto.tiled_reduction";
 }
 
-}  // namespace tessel::ops
+std::shared_ptr<schedule::Schedule> generated_schedule(const compiler::GroupScheduler& scheduler,
+                                                       const schedules::KnobValues& knobs) {
+  std::shared_ptr<schedule::Schedule> result = scheduler.inlined_chain();
+  GeneratedKnobs chosen(knobs);
+  schedule_generated(*result, chosen, scheduler.target());
+  return result;
+}
+
+schedules::TuningSpace generated_space(const compiler::GroupScheduler& scheduler) {
+  GeneratedKnobs declared;
+  schedule_generated(*scheduler.inlined_chain(), declared, scheduler.target());
+  return declared.space();
+}
+
+}  // namespace tessel::autotune

@@ -1,9 +1,9 @@
 // Helpers for declaring knob values.
-#include "ops/knobs.h"
+#include "schedules/knobs.h"
 
 #include <algorithm>
 
-namespace tessel::ops {
+namespace tessel::schedules {
 
 std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit) {
   std::vector<int64_t> kept;
@@ -14,4 +14,4 @@ std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit) {
   return kept;
 }
 
-}  // namespace tessel::ops
+}  // namespace tessel::schedules

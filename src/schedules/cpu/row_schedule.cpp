@@ -1,14 +1,13 @@
 // The row-parallel CPU schedule of the reduction family (see row_schedule.h).
-#include "ops/reduction/row_schedule.h"
+#include "schedules/cpu/row_schedule.h"
 
 #include <algorithm>
 #include <tuple>
 
-#include "ops/generated_schedule.h"
-#include "ops/op_util.h"
-#include "ops/target_budget.h"
+#include "schedules/cpu/generic.h"
+#include "schedules/cpu/lane_reduction.h"
 
-namespace tessel::ops::reduction {
+namespace tessel::schedules {
 namespace {
 
 /// Splits the last loop of an element-wise float32 stage whose rows are longer than a
@@ -17,7 +16,7 @@ void vectorize_row(schedule::Schedule& s, const std::string& stage, int64_t row_
                    int64_t vector_factor, int64_t lanes) {
   te::Operation op = s.stage(stage).op;
   te::Tensor t = op->output(0);
-  std::vector<int64_t> shape = static_shape(t);
+  std::vector<int64_t> shape = te::static_shape(t);
   if (op->has_reduction() || op->num_outputs() != 1 || t.dtype() != ir::DataType::Float(32) ||
       static_cast<int64_t>(shape.size()) <= row_axes || shape.back() < lanes)
     return;
@@ -84,7 +83,7 @@ bool schedule_columns(schedule::Schedule& s, int64_t work, const target::Target&
   for (const schedule::Stage& stage : s.stages()) {
     if (stage.is_placeholder()) continue;
     const te::OperationNode& op = *stage.op;
-    std::vector<int64_t> shape = static_shape(op.output(0));
+    std::vector<int64_t> shape = te::static_shape(op.output(0));
     bool columns = op.num_outputs() == 1 && op.output(0).dtype() == ir::DataType::Float(32) &&
                    !shape.empty() && shape.back() % lanes == 0;
     if (!columns) return false;
@@ -94,7 +93,7 @@ bool schedule_columns(schedule::Schedule& s, int64_t work, const target::Target&
   for (const std::string& name : reductions) {
     std::vector<std::string> leaves = s.stage(name).leaves;
     size_t kept = s.stage(name).op->axis.size();
-    int64_t vectors = static_shape(s.stage(name).op->output(0)).back() / lanes;
+    int64_t vectors = te::static_shape(s.stage(name).op->output(0)).back() / lanes;
     std::vector<std::string> reduced(leaves.begin() + static_cast<long>(kept), leaves.end());
     auto [columns, vector] = s.split(name, leaves[kept - 1], lanes);
     std::vector<std::string> order{columns};
@@ -115,4 +114,4 @@ int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank) {
   return axes.front();
 }
 
-}  // namespace tessel::ops::reduction
+}  // namespace tessel::schedules

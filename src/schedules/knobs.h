@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tessel::ops {
+namespace tessel::schedules {
 
 /// One tunable parameter and its candidate values.
 struct KnobSpec {
@@ -45,4 +45,4 @@ class KnobValues {
 /// `values` without those above `limit` (the smallest is kept when all are above).
 std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit);
 
-}  // namespace tessel::ops
+}  // namespace tessel::schedules

@@ -3,14 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "ops/knobs.h"
 #include "schedule/schedule.h"
+#include "schedules/knobs.h"
 #include "target/target.h"
-#include "te/compute.h"
+#include "te/operation.h"
 
-namespace tessel::ops::reduction {
+namespace tessel::schedules {
 
 /// The knobs of schedule_rows.
 struct RowConfig {
@@ -48,4 +49,4 @@ bool schedule_columns(schedule::Schedule& s, int64_t work, const target::Target&
 /// of rank `rank` (their first axis); 0 otherwise (no row structure).
 int64_t row_axes_before(const std::vector<int64_t>& axes, int64_t rank);
 
-}  // namespace tessel::ops::reduction
+}  // namespace tessel::schedules

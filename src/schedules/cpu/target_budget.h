@@ -9,7 +9,7 @@
 
 #include "target/target.h"
 
-namespace tessel::ops {
+namespace tessel::schedules {
 
 /// Weights of at least this many bytes are prefetched by the default schedules of the
 /// products and convolutions that read them many times (Schedule::prefetch): a core's L2
@@ -46,4 +46,4 @@ inline int64_t matmul_panel(const target::Target& t) {
   return 2 * t.float_lanes();
 }
 
-}  // namespace tessel::ops
+}  // namespace tessel::schedules
