@@ -221,7 +221,12 @@ void confirm_best(TaskState& state, RecordDatabase& db, const TuneOptions& optio
 void settle(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
   const Task& task = *state.task;
   std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
-  if (best.empty() || best.front().latest.point_json.empty()) return;  // the default leads
+  if (best.empty()) return;
+  if (best.front().latest.point_json.empty()) {  // the default leads: nothing to settle
+    state.result.kept_default = true;
+    state.best = state.result.default_cost;
+    return;
+  }
   const std::string& point_json = best.front().latest.point_json;
   std::shared_ptr<schedule::Schedule> schedule;
   try {
@@ -239,12 +244,7 @@ void settle(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
   verdict.ratio = state.result.settled_ratio;
   verdict.timestamp = static_cast<double>(std::time(nullptr));
   db.settle(verdict);
-  if (state.result.kept_default) {
-    std::vector<RecordDatabase::RankedPoint> leaders =
-        db.best_points(task.key, task.target, std::numeric_limits<size_t>::max());
-    for (const RecordDatabase::RankedPoint& p : leaders)
-      if (p.latest.point_json.empty()) state.best = p.average_cost;
-  }
+  if (state.result.kept_default) state.best = state.result.default_cost;
   if (options.progress)
     *options.progress << "[" << task.name
                       << "] best point against the default, run by run: " << std::fixed

@@ -68,7 +68,8 @@ struct TaskResult {
   double default_cost = 0;  ///< seconds per launch of the default schedule (0: unmeasured)
   double best_cost = 0;     ///< of the best record (0: none)
   /// The best point's time over the default's, timed run by run at the end of the run (0: not
-  /// settled), and whether the task kept its default schedule for it.
+  /// timed, the default led), and whether the task keeps its default schedule (best_cost is
+  /// then default_cost).
   double settled_ratio = 0;
   bool kept_default = false;
   double flops = 0;
