@@ -166,6 +166,7 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
   default_kernel_->run(pointers);
   for (size_t a = k.num_inputs; a < args_.size(); ++a) reference_.push_back(args_[a].copy());
   flops_ = count_flops(k.scheduler->outputs());
+  peak_ = options_.peak;
   // The default's time is the unit of every candidate's cost: one above the peak is measured
   // again (a few times: the fault is the machine's, and passes).
   std::string fault;
@@ -174,7 +175,7 @@ Measurer::Measurer(std::shared_ptr<const compiler::GroupKernel> kernel, MeasureO
     if (!default_result_.ok())
       TESSEL_INTERNAL_ERROR("the default schedule of a kernel failed to run: ",
                             default_result_.error);
-    fault = peak_fault(flops_, default_result_.mean_cost(), options_.peak_flops);
+    fault = check_peak(flops_, default_result_.mean_cost(), peak_);
     if (fault.empty()) break;
   }
   if (!fault.empty()) TESSEL_USER_ERROR("the default schedule's time, three times: ", fault);
@@ -191,8 +192,7 @@ std::vector<MeasureResult> Measurer::measure(
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (built[i].kernel) {
       results[i] = runner().run(*built[i].kernel, workload(), options_, i);
-      if (results[i].ok())
-        results[i].error = peak_fault(flops_, results[i].mean_cost(), options_.peak_flops);
+      if (results[i].ok()) results[i].error = check_peak(flops_, results[i].mean_cost(), peak_);
     } else {
       results[i].error = built[i].error;
     }

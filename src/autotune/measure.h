@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/peak.h"
 #include "compiler/group_kernel.h"
 #include "driver/build.h"
 #include "runtime/ndarray.h"
@@ -48,10 +49,10 @@ struct MeasureOptions {
   /// over seconds; a ratio measured within milliseconds does not, so candidates measured
   /// minutes apart rank as if measured side by side (at twice the measuring time).
   bool relative_to_default = true;
-  /// Floating-point operations per second no run can exceed (peak.h: the threads' FMA units
-  /// at the core's clock); a candidate measured faster is failed as a measurement fault, and
-  /// the default schedule measured again. 0: unchecked.
-  double peak_flops = 0;
+  /// The floating-point rate no run can exceed (peak.h: the threads' FMA units at the core's
+  /// clock); a candidate measured faster (at the highest clock seen) is failed as a
+  /// measurement fault, and the default schedule measured again. Default: unchecked.
+  PeakBound peak;
   /// Runs in the worker process before candidate `index` runs; tests inject crashes and
   /// hangs with it.
   std::function<void(size_t index)> in_worker;
@@ -130,6 +131,7 @@ class Measurer {
   MeasureResult default_result_;
   double default_seconds_ = 0;  ///< the default's mean time per run
   double flops_ = 0;            ///< floating-point operations per run (task.h: count_flops)
+  PeakBound peak_;              ///< options().peak, its clock raised to the highest seen
 };
 
 }  // namespace tessel::autotune

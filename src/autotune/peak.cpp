@@ -1,4 +1,4 @@
-// measure_core_clock_hz (a dependent addition chain), peak_flops and the fault message.
+// measure_core_clock_hz (a dependent addition chain), the bound and the fault check.
 #include "autotune/peak.h"
 
 #include <algorithm>
@@ -58,9 +58,11 @@ double measure_core_clock_hz() {
 #endif
 }
 
-double peak_flops(const target::Target& target, int threads, double clock_hz) {
-  return static_cast<double>(threads) * static_cast<double>(target.peak_flops_per_cycle(32)) *
-         clock_hz;
+PeakBound measure_peak(const target::Target& target, int threads) {
+  double clock = measure_core_clock_hz();
+  if (clock <= 0) return {};
+  return {static_cast<double>(threads) * static_cast<double>(target.peak_flops_per_cycle(32)),
+          clock};
 }
 
 std::string peak_fault(double flops, double seconds, double peak_flops) {
@@ -70,6 +72,12 @@ std::string peak_fault(double flops, double seconds, double peak_flops) {
        << " GFLOP/s is above the peak of " << peak_flops * 1e-9
        << " GFLOP/s (the threads' FMA units at the measured clock)";
   return text.str();
+}
+
+std::string check_peak(double flops, double seconds, PeakBound& bound) {
+  if (peak_fault(flops, seconds, bound.flops()).empty()) return "";
+  bound.clock_hz = std::max(bound.clock_hz, measure_core_clock_hz());
+  return peak_fault(flops, seconds, bound.flops());
 }
 
 }  // namespace tessel::autotune

@@ -266,24 +266,25 @@ void print_progress(const TaskState& state, const TuneOptions& options, double e
                     << std::flush;
 }
 
-/// `options` with measure.peak_flops set from the clock measured now (check_peak), the
-/// bound announced on the progress stream.
+/// `options` with measure.peak set from the clock measured now (check_peak), the bound
+/// announced on the progress stream.
 TuneOptions with_peak(const TuneOptions& options) {
   TuneOptions run = options;
-  if (!options.check_peak || options.measure.peak_flops > 0) return run;
-  double clock = measure_core_clock_hz();
-  if (clock <= 0) return run;  // no clock measurement on this architecture: unchecked
+  if (!options.check_peak || options.measure.peak.flops_per_cycle > 0) return run;
   int threads = options.measure.threads > 0
                     ? options.measure.threads
                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  run.measure.peak_flops = peak_flops(options.measure.target, threads, clock);
+  run.measure.peak = measure_peak(options.measure.target, threads);
+  if (run.measure.peak.flops_per_cycle <= 0) return run;  // no clock measurement here
   if (options.progress)
     *options.progress << std::fixed << std::setprecision(1) << "peak "
-                      << run.measure.peak_flops * 1e-9 << " GFLOP/s: " << threads << " thread"
+                      << run.measure.peak.flops() * 1e-9 << " GFLOP/s: " << threads << " thread"
                       << (threads == 1 ? "" : "s") << " x "
                       << options.measure.target.peak_flops_per_cycle(32)
-                      << " float operations per cycle at " << std::setprecision(2) << clock * 1e-9
-                      << " GHz; faster measurements are faults\n";
+                      << " float operations per cycle at " << std::setprecision(2)
+                      << run.measure.peak.clock_hz * 1e-9
+                      << " GHz (a faster run has the clock measured again before it is called a "
+                         "measurement fault)\n";
   return run;
 }
 

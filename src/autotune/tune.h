@@ -46,7 +46,7 @@ struct TuneOptions {
   int settle_repeats = 7;
   double settle_ratio = 0.98;
   /// Measure the core clock when the run starts and check every measurement against the
-  /// peak it gives (measure.peak_flops, when that is not set already).
+  /// peak it gives (measure.peak, when that is not set already).
   bool check_peak = true;
   MeasureOptions measure;
   /// Receives a progress line per round (with '\r' when `live`) and a summary per task.
