@@ -72,7 +72,7 @@ class RecordDatabase {
   struct Verdict {
     std::string task_key, target;
     std::string point_json;
-    double ratio = 1;
+    double ratio = 1;      ///< 1 where the default led; 0 where the point failed to run
     double timestamp = 0;  ///< seconds since the Unix epoch
   };
   /// Stores a verdict; the latest one of a task stands.

@@ -222,7 +222,14 @@ void settle(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
   const Task& task = *state.task;
   std::vector<RecordDatabase::RankedPoint> best = db.best_points(task.key, task.target, 1);
   if (best.empty()) return;
-  if (best.front().latest.point_json.empty()) {  // the default leads: nothing to settle
+  RecordDatabase::Verdict verdict;
+  verdict.task_key = task.key;
+  verdict.target = task.target;
+  verdict.timestamp = static_cast<double>(std::time(nullptr));
+  if (best.front().latest.point_json.empty()) {
+    // The default leads: nothing to time, but a point an earlier run settled on no longer
+    // stands.
+    db.settle(verdict);
     state.result.kept_default = true;
     state.best = state.result.default_cost;
     return;
@@ -235,14 +242,10 @@ void settle(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
     return;  // a point of another version of the template: best() finds its trace stale
   }
   double ratio = state.measurer->paired_ratio(schedule, options.settle_repeats);
-  RecordDatabase::Verdict verdict;
-  verdict.task_key = task.key;
-  verdict.target = task.target;
   state.result.settled_ratio = std::isfinite(ratio) ? ratio : 0.0;
   state.result.kept_default = !(ratio <= options.settle_ratio);
   if (!state.result.kept_default) verdict.point_json = point_json;
   verdict.ratio = state.result.settled_ratio;
-  verdict.timestamp = static_cast<double>(std::time(nullptr));
   db.settle(verdict);
   if (state.result.kept_default) state.best = state.result.default_cost;
   if (options.progress)

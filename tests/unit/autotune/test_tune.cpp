@@ -159,6 +159,41 @@ TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
   EXPECT_EQ(db.best(task.key, task.target)->point_json, "");
 }
 
+TEST(Tune, ALeadingDefaultOverridesAnEarlierVerdict) {
+  // An earlier run settled on a point; now the default's records lead (measured twice as
+  // impossibly fast): the run's verdict is the default, and best() follows it.
+  compiler::testing::TypedGraph t = testing::square_matmul(256);
+  TaskSet set = testing::tasks_of(t.graph);
+  const Task& task = set.tasks.at(0);
+  testing::TempDir dir;
+  RecordDatabase db(dir.file("records.db"));
+  Point earlier = task.space.point_at(1);
+  Record point;
+  point.task_key = task.key;
+  point.target = task.target;
+  point.task_name = task.name;
+  point.template_name = task.template_name;
+  point.point_json = json::write(task.space.to_json(earlier));
+  point.trace_json = task.schedule_at(earlier)->trace().to_json();
+  point.costs = {1.0};
+  db.add(point);
+  db.settle({task.key, task.target, point.point_json, 0.9, 1700000000});
+  Record fast_default = point;
+  fast_default.point_json = "";
+  fast_default.trace_json = task.kernel->schedule->trace().to_json();
+  fast_default.costs = {1e-9};
+  db.add(fast_default);
+  db.add(fast_default);
+  ASSERT_EQ(db.best(task.key, task.target)->point_json, point.point_json);
+  TuneOptions options = quick("random", 3, 2);
+  options.check_peak = false;
+  std::vector<TaskResult> results = tune_tasks(set, db, options);
+  EXPECT_TRUE(results.at(0).kept_default);
+  EXPECT_EQ(db.verdict(task.key, task.target)->point_json, "");
+  EXPECT_EQ(db.verdict(task.key, task.target)->ratio, 1.0);
+  EXPECT_EQ(db.best(task.key, task.target)->point_json, "");
+}
+
 TEST(Tune, AStaleRecordKeepsTheDefaultSchedule) {
   compiler::testing::TypedGraph t = testing::two_matmuls();
   TaskSet set = testing::tasks_of(t.graph);
