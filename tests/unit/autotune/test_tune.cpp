@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -37,6 +38,19 @@ size_t trials_recorded(const RecordDatabase& db, const Task& task) {
   for (const Record& r : db.records(task.key, task.target))
     if (!r.point_json.empty()) points.insert(r.point_json);
   return points.size();
+}
+
+/// A successful record of `task` at `point` (nullopt: its default schedule) costing `costs`.
+Record record_at(const Task& task, const std::optional<Point>& point, std::vector<double> costs) {
+  Record r;
+  r.task_key = task.key;
+  r.target = task.target;
+  r.task_name = task.name;
+  r.template_name = task.template_name;
+  if (point) r.point_json = json::write(task.space.to_json(*point));
+  r.trace_json = (point ? task.schedule_at(*point) : task.kernel->schedule)->trace().to_json();
+  r.costs = std::move(costs);
+  return r;
 }
 
 TEST(Tune, RecordsEveryTrialAndResumes) {
@@ -137,14 +151,7 @@ TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
   RecordDatabase db(dir.file("records.db"));
   Point slow = task.space.point_at(0);
   ASSERT_EQ(task.space.value(slow, "tile_m"), 1);
-  Record lucky;
-  lucky.task_key = task.key;
-  lucky.target = task.target;
-  lucky.task_name = task.name;
-  lucky.template_name = task.template_name;
-  lucky.point_json = json::write(task.space.to_json(slow));
-  lucky.trace_json = task.schedule_at(slow)->trace().to_json();
-  lucky.costs = {1e-9};
+  Record lucky = record_at(task, slow, {1e-9});
   db.add(lucky);
   db.add(lucky);
   TuneOptions options = quick("random", 3, 2);
@@ -167,21 +174,10 @@ TEST(Tune, ALeadingDefaultOverridesAnEarlierVerdict) {
   const Task& task = set.tasks.at(0);
   testing::TempDir dir;
   RecordDatabase db(dir.file("records.db"));
-  Point earlier = task.space.point_at(1);
-  Record point;
-  point.task_key = task.key;
-  point.target = task.target;
-  point.task_name = task.name;
-  point.template_name = task.template_name;
-  point.point_json = json::write(task.space.to_json(earlier));
-  point.trace_json = task.schedule_at(earlier)->trace().to_json();
-  point.costs = {1.0};
+  Record point = record_at(task, task.space.point_at(1), {1.0});
   db.add(point);
   db.settle({task.key, task.target, point.point_json, 0.9, 1700000000});
-  Record fast_default = point;
-  fast_default.point_json = "";
-  fast_default.trace_json = task.kernel->schedule->trace().to_json();
-  fast_default.costs = {1e-9};
+  Record fast_default = record_at(task, std::nullopt, {1e-9});
   db.add(fast_default);
   db.add(fast_default);
   ASSERT_EQ(db.best(task.key, task.target)->point_json, point.point_json);
