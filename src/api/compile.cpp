@@ -20,6 +20,15 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+std::string model_name(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.filename() == "model.onnx" && p.has_parent_path()) {
+    std::string dir = p.parent_path().filename().string();
+    if (!dir.empty() && dir != ".") return dir;
+  }
+  return p.stem().string();
+}
+
 CompiledFile compile_file(const std::string& path, const CompileRequest& request) {
   auto start = std::chrono::steady_clock::now();
   graph::Graph graph = import_model(path, request.inputs);

@@ -37,6 +37,9 @@ CompiledFile compile_file(const std::string& path, const CompileRequest& request
 void export_library(const compiler::CompiledModel& model, const std::string& path,
                     const CompileRequest& request);
 
+/// A short name for reports: the directory of a "model.onnx", else the file's stem.
+std::string model_name(const std::string& path);
+
 /// A model ready to run: a library (path ending in .so) loaded with the runtime, or an ONNX
 /// file compiled by the request and generated in this process. A library is code: load
 /// only libraries you trust.

@@ -177,7 +177,7 @@ int run_bench(const std::vector<std::string>& args) {
               << end_memory.peak_kib << " KiB)\n";
   }
   if (profile) print_profile(model, inputs, std::min<int>(10, static_cast<int>(samples.size())));
-  std::cout << std::fixed << std::setprecision(3) << model_name(input)
+  std::cout << std::fixed << std::setprecision(3) << api::model_name(input)
             << " threads=" << (threads > 0 ? threads : tessel_get_num_threads()) << ": median "
             << percentile(samples, 0.5) << " ms, p90 " << percentile(samples, 0.9) << " ms\n";
   return 0;

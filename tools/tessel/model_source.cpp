@@ -136,13 +136,4 @@ runtime::Model load_model(const std::string& path, const CompileFlags& flags, bo
   return api::load_model(path, printing_request(flags, verbose));
 }
 
-std::string model_name(const std::string& path) {
-  std::filesystem::path p(path);
-  if (p.filename() == "model.onnx" && p.has_parent_path()) {
-    std::string dir = p.parent_path().filename().string();
-    if (!dir.empty() && dir != ".") return dir;
-  }
-  return p.stem().string();
-}
-
 }  // namespace tessel::cli

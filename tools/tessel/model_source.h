@@ -42,7 +42,4 @@ compiler::CompiledModel compile_onnx(const std::string& path, const CompileFlags
 /// anything else is read as ONNX, compiled and JIT-compiled.
 runtime::Model load_model(const std::string& path, const CompileFlags& flags, bool verbose);
 
-/// A short name for reports: the directory of a "model.onnx", else the file's stem.
-std::string model_name(const std::string& path);
-
 }  // namespace tessel::cli

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "api/tune.h"
 #include "autotune/features.h"
 #include "autotune/pretrained.h"
 #include "autotune/records.h"
@@ -22,10 +23,6 @@
 
 namespace tessel::cli {
 namespace {
-
-/// Models with more bytes of weights than this (a last-level cache's size) are tuned with
-/// their weights evicted from the caches before each run (MeasureOptions::cold_constants).
-constexpr int64_t kColdWeightBytes = int64_t{32} << 20;
 
 /// "10m", "90s", "1h" or plain seconds.
 double parse_duration(const std::string& text) {
@@ -133,11 +130,9 @@ void print_quality(const autotune::PriorQuality& q, const std::string& what) {
 int run_tune(const std::vector<std::string>& args) {
   std::string input, curves, export_path, import_path;
   CompileFlags flags;
-  autotune::TuneOptions options;
+  api::TuneRequest request;
+  autotune::TuneOptions& options = request.options;
   bool list = false;
-  // Searched one after the other, each with an equal share of the time budget left.
-  std::vector<autotune::SearchKind> searches = {autotune::SearchKind::Templates};
-  std::string weights;  // cold, warm, or "" for the model's size to decide
   std::string cost_model, train_path, evaluate_spec;  // cost_model "": the shipped one if any
   // Options that take their value as it is written.
   const std::pair<const char*, std::string*> text_options[] = {
@@ -162,7 +157,7 @@ int run_tune(const std::vector<std::string>& args) {
     } else if (flag == "--tuner") {
       options.tuner = value_of(args, i);
     } else if (flag == "--search") {
-      searches = parse_searches(value_of(args, i));
+      request.searches = parse_searches(value_of(args, i));
     } else if (flag == "--batch") {
       options.batch = std::max(1, parse_count(flag, value_of(args, i)));
     } else if (flag == "--seed") {
@@ -174,9 +169,9 @@ int run_tune(const std::vector<std::string>& args) {
       options.measure.flush_cache_bytes = size_t{64} << 20;
       options.measure.repeats = 10;
     } else if (flag == "--weights") {
-      weights = value_of(args, i);
-      if (weights != "cold" && weights != "warm")
-        TESSEL_USER_ERROR("--weights: '", weights, "' is not 'cold' or 'warm'");
+      request.weights = value_of(args, i);
+      if (request.weights != "cold" && request.weights != "warm")
+        TESSEL_USER_ERROR("--weights: '", request.weights, "' is not 'cold' or 'warm'");
     } else if (std::string* target = text_option(flag)) {
       *target = value_of(args, i);
     } else if (flag == "--list-tasks") {
@@ -238,60 +233,26 @@ int run_tune(const std::vector<std::string>& args) {
   if (records_only) return export_records();
   options.prior = cost_model.empty() ? autotune::shipped_prior() : cost_model_of(cost_model);
 
-  graph::Graph graph = api::import_model(input, flags.request.inputs);
-  compiler::CompileOptions compile = flags.request.options;
-  std::shared_ptr<const graph::Graph> optimized =
-      compiler::optimize_graph(graph, api::input_types(graph, flags.request.inputs), {}, compile);
+  request.compile = flags.request;
   if (list) {
-    list_tasks(autotune::extract_tasks(optimized, compile, searches.front()), db.get());
+    list_tasks(api::model_tasks(input, request, request.searches.front()), db.get());
     return export_records();
   }
-  options.measure.threads = flags.request.options.num_threads;
-  options.measure.target = compile.build.target;
   options.progress = &std::cerr;
   options.live = ::isatty(STDERR_FILENO);
-  auto start = std::chrono::steady_clock::now();
-  const double budget = options.time_budget_seconds;
+  std::vector<api::SearchResult> searches = api::tune_model(input, request, *db, &std::cerr);
   for (size_t s = 0; s < searches.size(); ++s) {
-    autotune::TaskSet tasks = autotune::extract_tasks(optimized, compile, searches[s]);
-    // A model whose weights exceed the caches finds them in memory at every kernel.
-    int64_t weight_bytes = 0;
-    for (const auto& value : tasks.graph->values())
-      if (value->constant) weight_bytes += value->constant->nbytes();
-    options.measure.cold_constants =
-        weights.empty() ? weight_bytes > kColdWeightBytes : weights == "cold";
-    if (budget > 0) {
-      double spent =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      options.time_budget_seconds =
-          std::max(1.0, (budget - spent) / static_cast<double>(searches.size() - s));
-    }
-    size_t tunable = 0;
-    for (const autotune::Task& t : tasks.tasks) tunable += t.tunable();
-    std::cerr << model_name(input) << ": " << tasks.tasks.size() << " tasks, " << tunable
-              << (searches[s] == autotune::SearchKind::Auto ? " with a generated space"
-                                                            : " with a template")
-              << "; weights "
-              << (options.measure.cold_constants ? "evicted before each run (" : "cached (")
-              << weight_bytes / (1 << 20) << " MiB)"
-              << "; tuner " << options.tuner
-              << (options.tuner == "xgb" && options.prior ? " (from a pre-trained cost model)" : "")
-              << ", " << options.trials << " trials per task, records in " << flags.request.records;
-    if (budget > 0) std::cerr << ", " << static_cast<int>(options.time_budget_seconds) << " s";
-    std::cerr << "\n";
-    std::vector<autotune::TaskResult> search_results = autotune::tune_tasks(tasks, *db, options);
-    print_summary(search_results);
-    if (!curves.empty()) {
-      // One file per task and search: <task key>.svg for the first search of the run,
-      // <task key>-auto.svg or -template.svg for the second.
-      std::string suffix = s == 0                                      ? ""
-                           : searches[s] == autotune::SearchKind::Auto ? "-auto"
-                                                                       : "-template";
-      std::filesystem::create_directories(curves);
-      for (const autotune::TaskResult& r : search_results)
-        if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");
-      std::cout << "tuning curves in " << curves << "/<task key>" << suffix << ".svg\n";
-    }
+    print_summary(searches[s].tasks);
+    if (curves.empty()) continue;
+    // One file per task and search: <task key>.svg for the first search of the run,
+    // <task key>-auto.svg or -template.svg for the second.
+    std::string suffix = s == 0                                             ? ""
+                         : searches[s].search == autotune::SearchKind::Auto ? "-auto"
+                                                                            : "-template";
+    std::filesystem::create_directories(curves);
+    for (const autotune::TaskResult& r : searches[s].tasks)
+      if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");
+    std::cout << "tuning curves in " << curves << "/<task key>" << suffix << ".svg\n";
   }
   return export_records();
 }

@@ -1,13 +1,17 @@
 // The library API: an ONNX file compiled into a library, loaded and run; compiled for
-// another target and run in process; bad input shapes and missing records refused. The
-// expected outputs are the ONNX test data's.
+// another target and run in process; bad input shapes and missing records refused; a model
+// tuned into records that its compilation then applies. The expected outputs are the ONNX
+// test data's.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "api/compile.h"
+#include "api/tune.h"
 #include "frontend/onnx_importer.h"
 #include "support/error.h"
 #include "target/parse_target.h"
@@ -87,6 +91,54 @@ TEST(Api, RefusesUnknownInputsAndMissingRecords) {
   records.records = (fs::path(::testing::TempDir()) / "no-such-records.sqlite").string();
   EXPECT_NE(error_of([&] { compile_file(model, records); }).find("no records database"),
             std::string::npos);
+}
+
+TEST(Api, TunesAModelIntoRecordsThatItsCompilationApplies) {
+  if (!fs::exists(kCase)) GTEST_SKIP() << "no ONNX test data at " << kCase;
+  const std::string model = (kCase / "model.onnx").string();
+  const std::string records =
+      (fs::path(::testing::TempDir()) / ("api-tune-" + std::to_string(::getpid()) + ".sqlite"))
+          .string();
+  fs::remove(records);
+  // The case's weights are an input, so its kernels are tuned in generated spaces.
+  TuneRequest request;
+  request.searches = {autotune::SearchKind::Auto};
+  request.options.tuner = "random";
+  request.options.trials = 4;
+  request.options.batch = 4;
+  request.options.measure.repeats = 1;
+  request.options.measure.min_repeat_seconds = 0.001;
+  request.options.settle_repeats = 3;
+  std::vector<SearchResult> searches;
+  {
+    autotune::RecordDatabase db(records);
+    std::ostringstream log;
+    searches = tune_model(model, request, db, &log);
+    EXPECT_EQ(log.str().rfind("test_conv_with_strides_padding: ", 0), 0u) << log.str();
+  }
+  ASSERT_EQ(searches.size(), 1u);
+  EXPECT_EQ(searches[0].search, autotune::SearchKind::Auto);
+  ASSERT_FALSE(searches[0].tasks.empty());
+  std::set<std::string> tuned_keys;
+  for (const autotune::TaskResult& r : searches[0].tasks) {
+    EXPECT_GT(r.trials, 0) << r.name;
+    EXPECT_LE(r.trials, 4) << r.name;
+    tuned_keys.insert(r.key);
+  }
+  // The tasks the API lists for the search are the ones it tuned.
+  std::set<std::string> listed_keys;
+  for (const autotune::Task& t : model_tasks(model, request, autotune::SearchKind::Auto).tasks)
+    if (t.tunable()) listed_keys.insert(t.key);
+  EXPECT_EQ(listed_keys, tuned_keys);
+  CompileRequest compile;
+  compile.records = records;
+  CompiledFile compiled = compile_file(model, compile);
+  size_t applied = 0;
+  for (const autotune::AppliedRecord& a : compiled.applied) applied += a.tuned;
+  EXPECT_EQ(applied, tuned_keys.size());
+  runtime::Model tuned = load_model(model, compile);
+  expect_case_output(tuned);
+  fs::remove(records);
 }
 
 }  // namespace
