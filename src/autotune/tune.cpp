@@ -112,23 +112,6 @@ double expected_gain(const TaskState& state) {
   return task.weight * state.best * std::max(improvement, 0.02);
 }
 
-/// The record of a measured schedule: of `point` of the template, or (no point) the default.
-Record make_record(const Task& task, const std::optional<Point>& point,
-                   const schedule::Schedule* schedule, const MeasureResult& measured) {
-  Record r;
-  r.task_key = task.key;
-  r.target = task.target;
-  r.task_name = task.name;
-  r.template_name = task.template_name;
-  if (point) r.point_json = json::write(task.space.to_json(*point));
-  r.trace_json = schedule ? schedule->trace().to_json() : "{\"version\": 1, \"steps\": []}";
-  r.costs = measured.costs;
-  r.error = measured.error;
-  if (schedule && point) r.features = candidate_features(task, *point);
-  r.timestamp = static_cast<double>(std::time(nullptr));
-  return r;
-}
-
 /// Measures the default schedule once per run (recorded with no point: the best record is
 /// then never slower than the default as measured). False when the task cannot be measured.
 bool start_measuring(TaskState& state, RecordDatabase& db, const TuneOptions& options) {
@@ -292,6 +275,22 @@ TuneOptions with_peak(const TuneOptions& options) {
 }
 
 }  // namespace
+
+Record make_record(const Task& task, const std::optional<Point>& point,
+                   const schedule::Schedule* schedule, const MeasureResult& measured) {
+  Record r;
+  r.task_key = task.key;
+  r.target = task.target;
+  r.task_name = task.name;
+  r.template_name = task.template_name;
+  if (point) r.point_json = json::write(task.space.to_json(*point));
+  r.trace_json = schedule ? schedule->trace().to_json() : "{\"version\": 1, \"steps\": []}";
+  r.costs = measured.costs;
+  r.error = measured.error;
+  if (schedule && point) r.features = candidate_features(task, *point);
+  r.timestamp = static_cast<double>(std::time(nullptr));
+  return r;
+}
 
 std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db) {
   const size_t features = kLoopFeatures + task.space.knobs().size();

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ struct TaskResult {
 /// mean what the task's do), each labelled with its task's best cost over its cost (0 when
 /// it failed).
 std::vector<TransferSample> transfer_samples(const Task& task, const RecordDatabase& db);
+
+/// The record of a schedule of `task` measured as `measured`: of `point` of its space, or
+/// (no point) of its default schedule; `schedule` null when none could be made.
+Record make_record(const Task& task, const std::optional<Point>& point,
+                   const schedule::Schedule* schedule, const MeasureResult& measured);
 
 /// Tunes every tunable task of `tasks`, storing each measurement in `db`.
 std::vector<TaskResult> tune_tasks(const TaskSet& tasks, RecordDatabase& db,

@@ -42,15 +42,10 @@ size_t trials_recorded(const RecordDatabase& db, const Task& task) {
 
 /// A successful record of `task` at `point` (nullopt: its default schedule) costing `costs`.
 Record record_at(const Task& task, const std::optional<Point>& point, std::vector<double> costs) {
-  Record r;
-  r.task_key = task.key;
-  r.target = task.target;
-  r.task_name = task.name;
-  r.template_name = task.template_name;
-  if (point) r.point_json = json::write(task.space.to_json(*point));
-  r.trace_json = (point ? task.schedule_at(*point) : task.kernel->schedule)->trace().to_json();
-  r.costs = std::move(costs);
-  return r;
+  MeasureResult measured;
+  measured.costs = std::move(costs);
+  return make_record(task, point, (point ? task.schedule_at(*point) : task.kernel->schedule).get(),
+                     measured);
 }
 
 TEST(Tune, RecordsEveryTrialAndResumes) {
