@@ -31,7 +31,8 @@ autotune::TaskSet model_tasks(const std::string& path, const TuneRequest& reques
 }
 
 std::vector<SearchResult> tune_model(const std::string& path, const TuneRequest& request,
-                                     autotune::RecordDatabase& db, std::ostream* log) {
+                                     autotune::RecordDatabase& db, std::ostream* log,
+                                     const SearchDone& done) {
   std::shared_ptr<const graph::Graph> optimized = optimized_graph(path, request);
   autotune::TuneOptions options = request.options;
   options.measure.threads = request.compile.options.num_threads;
@@ -69,6 +70,7 @@ std::vector<SearchResult> tune_model(const std::string& path, const TuneRequest&
       *log << "\n";
     }
     results.push_back({searches[s], autotune::tune_tasks(tasks, db, options)});
+    if (done) done(results.back(), s);
   }
   return results;
 }

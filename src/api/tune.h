@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -42,11 +43,15 @@ struct SearchResult {
   std::vector<autotune::TaskResult> tasks;
 };
 
+/// Called with each search's results (and its place in request.searches) as it ends.
+using SearchDone = std::function<void(const SearchResult&, size_t index)>;
+
 /// Tunes the model at `path` into `db`, one search after the other (request.searches), and
 /// returns each search's results. `log`, when given, receives the line that opens each
 /// search (tasks, weights, tuner, budget); the tuning loop's progress goes to
-/// request.options.progress.
+/// request.options.progress; `done`, when given, is called as each search ends.
 std::vector<SearchResult> tune_model(const std::string& path, const TuneRequest& request,
-                                     autotune::RecordDatabase& db, std::ostream* log = nullptr);
+                                     autotune::RecordDatabase& db, std::ostream* log = nullptr,
+                                     const SearchDone& done = {});
 
 }  // namespace tessel::api

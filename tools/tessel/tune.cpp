@@ -240,20 +240,21 @@ int run_tune(const std::vector<std::string>& args) {
   }
   options.progress = &std::cerr;
   options.live = ::isatty(STDERR_FILENO);
-  std::vector<api::SearchResult> searches = api::tune_model(input, request, *db, &std::cerr);
-  for (size_t s = 0; s < searches.size(); ++s) {
-    print_summary(searches[s].tasks);
-    if (curves.empty()) continue;
-    // One file per task and search: <task key>.svg for the first search of the run,
-    // <task key>-auto.svg or -template.svg for the second.
-    std::string suffix = s == 0                                             ? ""
-                         : searches[s].search == autotune::SearchKind::Auto ? "-auto"
-                                                                            : "-template";
-    std::filesystem::create_directories(curves);
-    for (const autotune::TaskResult& r : searches[s].tasks)
-      if (!r.curve.empty()) autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");
-    std::cout << "tuning curves in " << curves << "/<task key>" << suffix << ".svg\n";
-  }
+  api::tune_model(
+      input, request, *db, &std::cerr, [&](const api::SearchResult& search, size_t index) {
+        print_summary(search.tasks);
+        if (curves.empty()) return;
+        // One file per task and search: <task key>.svg for the first search of
+        // the run, <task key>-auto.svg or -template.svg for the second.
+        std::string suffix = index == 0                                    ? ""
+                             : search.search == autotune::SearchKind::Auto ? "-auto"
+                                                                           : "-template";
+        std::filesystem::create_directories(curves);
+        for (const autotune::TaskResult& r : search.tasks)
+          if (!r.curve.empty())
+            autotune::write_curve_svg(r, curves + "/" + r.key + suffix + ".svg");
+        std::cout << "tuning curves in " << curves << "/<task key>" << suffix << ".svg\n";
+      });
   return export_records();
 }
 

@@ -113,7 +113,12 @@ TEST(Api, TunesAModelIntoRecordsThatItsCompilationApplies) {
   {
     autotune::RecordDatabase db(records);
     std::ostringstream log;
-    searches = tune_model(model, request, db, &log);
+    size_t done = 0;
+    searches = tune_model(model, request, db, &log, [&](const SearchResult& search, size_t index) {
+      EXPECT_EQ(index, done++);
+      EXPECT_EQ(search.search, autotune::SearchKind::Auto);
+    });
+    EXPECT_EQ(done, 1u);
     EXPECT_EQ(log.str().rfind("test_conv_with_strides_padding: ", 0), 0u) << log.str();
   }
   ASSERT_EQ(searches.size(), 1u);
