@@ -135,15 +135,22 @@ TEST(Tune, CompilingWithRecordsAppliesTheBestSchedule) {
     compiler::testing::expect_close(outputs[o], expected[o], 1e-4, 1e-4);
 }
 
+/// A 256^3 product's task and an empty records database, for the verdict tests.
+struct SquareMatmul {
+  compiler::testing::TypedGraph graph = testing::square_matmul(256);
+  TaskSet set = testing::tasks_of(graph.graph);
+  testing::TempDir dir;
+  RecordDatabase db{dir.file("records.db")};
+  const Task& task() const { return set.tasks.at(0); }
+};
+
 TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
   // A 256^3 product whose records hold its slowest-looking point (one-row register tiles of
   // one panel, a fraction of the default's speed) measured twice as impossibly fast, as a
   // faulty clock would: it leads the ranking, and confirming passes it by.
-  compiler::testing::TypedGraph t = testing::square_matmul(256);
-  TaskSet set = testing::tasks_of(t.graph);
-  const Task& task = set.tasks.at(0);
-  testing::TempDir dir;
-  RecordDatabase db(dir.file("records.db"));
+  SquareMatmul m;
+  const Task& task = m.task();
+  RecordDatabase& db = m.db;
   Point slow = task.space.point_at(0);
   ASSERT_EQ(task.space.value(slow, "tile_m"), 1);
   Record lucky = record_at(task, slow, {1e-9});
@@ -151,7 +158,7 @@ TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
   db.add(lucky);
   TuneOptions options = quick("random", 3, 2);
   options.check_peak = false;  // the records' fault is what the verdict must catch
-  std::vector<TaskResult> results = tune_tasks(set, db, options);
+  std::vector<TaskResult> results = tune_tasks(m.set, db, options);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(db.best_points(task.key, task.target, 1).at(0).latest.point_json, lucky.point_json);
   // Timed against the default run by run, the point is slower: the default is kept.
@@ -164,11 +171,9 @@ TEST(Tune, ABestPointSlowerThanTheDefaultRunByRunIsNotKept) {
 TEST(Tune, ALeadingDefaultOverridesAnEarlierVerdict) {
   // An earlier run settled on a point; now the default's records lead (measured twice as
   // impossibly fast): the run's verdict is the default, and best() follows it.
-  compiler::testing::TypedGraph t = testing::square_matmul(256);
-  TaskSet set = testing::tasks_of(t.graph);
-  const Task& task = set.tasks.at(0);
-  testing::TempDir dir;
-  RecordDatabase db(dir.file("records.db"));
+  SquareMatmul m;
+  const Task& task = m.task();
+  RecordDatabase& db = m.db;
   Record point = record_at(task, task.space.point_at(1), {1.0});
   db.add(point);
   db.settle({task.key, task.target, point.point_json, 0.9, 1700000000});
@@ -178,7 +183,7 @@ TEST(Tune, ALeadingDefaultOverridesAnEarlierVerdict) {
   ASSERT_EQ(db.best(task.key, task.target)->point_json, point.point_json);
   TuneOptions options = quick("random", 3, 2);
   options.check_peak = false;
-  std::vector<TaskResult> results = tune_tasks(set, db, options);
+  std::vector<TaskResult> results = tune_tasks(m.set, db, options);
   EXPECT_TRUE(results.at(0).kept_default);
   EXPECT_EQ(db.verdict(task.key, task.target)->point_json, "");
   EXPECT_EQ(db.verdict(task.key, task.target)->ratio, 1.0);
