@@ -25,7 +25,7 @@ using ir::Var;
 /// A place to split a loop: the conjunct `conjunct` of `node`'s condition holds for every
 /// v < point (true_below) or every v >= point; when false_beyond, it fails everywhere else.
 struct Split {
-  const ir::IfThenElseNode* node = nullptr;
+  const ir::Object* node = nullptr;  // an IfThenElseNode or a SelectNode
   size_t conjunct = 0;
   Expr point;
   bool true_below = true;
@@ -38,11 +38,13 @@ struct LinearBound {
   Expr rest;
 };
 
-/// Collects the guards of a loop body that split the loop over `var`.
+/// Collects the guards of a loop body that split the loop over `var`: its IfThenElse nodes,
+/// and its Select nodes outside Let expressions unless the loop is vectorized (a select is
+/// how a vector loop computes by lanes).
 class GuardFinder : public ir::IRVisitor {
  public:
   GuardFinder(const ir::ForNode* loop, arith::Analyzer& analyzer)
-      : loop_(loop), analyzer_(analyzer) {}
+      : loop_(loop), analyzer_(analyzer), selects_(loop->for_kind != ir::ForKind::Vectorized) {}
 
   std::vector<Split> find() {
     visit(loop_->body);
@@ -52,8 +54,12 @@ class GuardFinder : public ir::IRVisitor {
     return unique;
   }
 
-  void visit(const Expr&) override {}  // guards are statements; expressions hold none
+  void visit(const Expr& e) override {
+    if (selects_) IRVisitor::visit(e);
+  }
   void visit(const Stmt& s) override { IRVisitor::visit(s); }
+  // A Let expression's variable may appear in the guards inside it: they are left alone.
+  void visit_Let(const ir::LetNode*) override {}
 
   void visit_For(const ir::ForNode* op) override {
     declared_.insert(op->var.get());
@@ -73,9 +79,14 @@ class GuardFinder : public ir::IRVisitor {
   void visit_Allocate(const ir::AllocateNode* op) override { visit(op->body); }
 
   void visit_IfThenElse(const ir::IfThenElseNode* op) override {
-    if (occurrences_[op]++ == 0) analyze(op);
+    if (occurrences_[op]++ == 0) analyze(op, op->condition);
     visit(op->then_case);
     if (op->else_case.defined()) visit(op->else_case);
+  }
+
+  void visit_Select(const ir::SelectNode* op) override {
+    if (occurrences_[op]++ == 0) analyze(op, op->condition);
+    IRVisitor::visit_Select(op);
   }
 
  private:
@@ -85,8 +96,8 @@ class GuardFinder : public ir::IRVisitor {
     return r;
   }
 
-  void analyze(const ir::IfThenElseNode* op) {
-    std::vector<Expr> conjuncts = conjuncts_of(op->condition);
+  void analyze(const ir::Object* op, const Expr& condition) {
+    std::vector<Expr> conjuncts = conjuncts_of(condition);
     for (size_t k = 0; k < conjuncts.size(); ++k) {
       Expr cond = substitute_lets(conjuncts[k]);
       if (!ir::uses_var(cond, loop_->var)) continue;
@@ -106,7 +117,7 @@ class GuardFinder : public ir::IRVisitor {
       d = lt->a - lt->b;
     else if (const auto* le = c.as<ir::LENode>())
       d = le->a - le->b - Expr(1);
-    if (!d.defined() || !d.dtype().is_integer() || !d.dtype().is_scalar()) return std::nullopt;
+    if (!is_guard_arithmetic(d)) return std::nullopt;
     arith::IntervalSet range = analyzer_.eval_interval(d, domain_);
     std::optional<LinearBound> upper = linear_in_loop_var(range.max);
     if (!upper || upper->coef == 0) return std::nullopt;
@@ -163,25 +174,31 @@ class GuardFinder : public ir::IRVisitor {
 
   const ir::ForNode* loop_;
   arith::Analyzer& analyzer_;
+  bool selects_;
   arith::VarDomain domain_;
   std::vector<std::pair<Var, Expr>> lets_;
   std::unordered_set<const ir::VarNode*> declared_;
-  std::unordered_map<const ir::IfThenElseNode*, int> occurrences_;
+  std::unordered_map<const ir::Object*, int> occurrences_;
   std::vector<Split> splits_;
 };
 
-/// Replaces one IfThenElse node by its else branch (or nothing): its condition is false.
+/// Replaces one guard by its else branch (or nothing) or its false value: its condition is
+/// false.
 class GuardDropper : public ir::IRMutator {
  public:
-  explicit GuardDropper(const ir::IfThenElseNode* node) : node_(node) {}
+  explicit GuardDropper(const ir::Object* node) : node_(node) {}
 
   Stmt mutate_IfThenElse(const ir::IfThenElseNode* op, const Stmt& self) override {
     if (op != node_) return IRMutator::mutate_IfThenElse(op, self);
     return op->else_case.defined() ? op->else_case : ir::make_Seq({});
   }
 
+  Expr mutate_Select(const ir::SelectNode* op, const Expr& self) override {
+    return op == node_ ? op->false_value : IRMutator::mutate_Select(op, self);
+  }
+
  private:
-  const ir::IfThenElseNode* node_;
+  const ir::Object* node_;
 };
 
 class Partitioner : public ir::IRMutator {

@@ -1,15 +1,19 @@
-// loop_partition: splits a loop around the point where an `if` guard inside it turns
-// from true to false, so that the main part runs without the guard.
+// loop_partition: splits a loop around the point where a guard inside it turns from true
+// to false, so that the main part runs without the guard. A guard is an `if`, or a select
+// on loop indices (a convolution reading its input in place selects zero at the borders:
+// the interior then loads unguarded).
 //
 // Assumes: well-formed loop IR.
 // Guarantees: the result computes exactly what the input did. For a For loop over v in
-// [m, m + n) (not bound to a GPU thread axis) whose body holds an IfThenElse with a
-// condition conjunct `a < b` / `a <= b` (integers; after let values are substituted) whose
-// bound over the loops between the For and the `if` is linear in v, say c*v + r < 0:
+// [m, m + n) (not bound to a GPU thread axis) whose body holds an IfThenElse, or a Select
+// outside Let expressions when the loop is not vectorized, with a condition conjunct `a < b` / `a
+// <= b` (integers; after let values are substituted) whose bound over the loops between the For and
+// the `if` is linear in v, say c*v + r < 0:
 //  - the loop splits at s = min(max(T, m), m + n) where T is the first (c > 0) or last
 //    (c < 0) value of v for which the conjunct holds for all values of those inner loops;
 //  - the part where the conjunct provably holds keeps the loop variable and drops the
-//    conjunct (the `if` goes when it was the whole condition, its else branch with it);
+//    conjunct (the `if` goes when it was the whole condition, its else branch with it; a
+//    select gives way to its true value);
 //  - the other part keeps the guard, gets a fresh loop variable, and is not partitioned
 //    again at its own level (its inner loops are);
 //  - both parts are simplified (tir::simplify), which removes guards that are then

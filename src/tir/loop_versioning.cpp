@@ -25,7 +25,14 @@ void flatten_and(const Expr& e, std::vector<Expr>& out) {
   }
 }
 
-/// Removes conjuncts from the conditions of some IfThenElse nodes (see drop_conjuncts).
+/// The condition `conjuncts` joined with `&&`; undefined when there are none.
+Expr join_conjuncts(const std::vector<Expr>& conjuncts) {
+  Expr cond;
+  for (const Expr& c : conjuncts) cond = cond.defined() ? ir::make_And(cond, c) : c;
+  return cond;
+}
+
+/// Removes conjuncts from the conditions of some guards (see drop_conjuncts).
 class ConjunctDropper : public ir::IRMutator {
  public:
   explicit ConjunctDropper(const ConjunctDrops& drops) : drops_(drops) {}
@@ -35,17 +42,30 @@ class ConjunctDropper : public ir::IRMutator {
     auto it = drops_.find(op);
     if (it == drops_.end()) return r;
     const auto* node = r.as<ir::IfThenElseNode>();
-    std::vector<Expr> all = conjuncts_of(node->condition), kept;
-    for (size_t k = 0; k < all.size(); ++k)
-      if (std::find(it->second.begin(), it->second.end(), k) == it->second.end())
-        kept.push_back(all[k]);
-    if (kept.empty()) return node->then_case;
-    Expr cond = kept[0];
-    for (size_t k = 1; k < kept.size(); ++k) cond = ir::make_And(cond, kept[k]);
-    return ir::make_IfThenElse(cond, node->then_case, node->else_case);
+    Expr cond = kept(node->condition, it->second);
+    return cond.defined() ? ir::make_IfThenElse(cond, node->then_case, node->else_case)
+                          : node->then_case;
+  }
+
+  Expr mutate_Select(const ir::SelectNode* op, const Expr& self) override {
+    Expr r = IRMutator::mutate_Select(op, self);
+    auto it = drops_.find(op);
+    if (it == drops_.end()) return r;
+    const auto* node = r.as<ir::SelectNode>();
+    Expr cond = kept(node->condition, it->second);
+    return cond.defined() ? ir::make_Select(cond, node->true_value, node->false_value)
+                          : node->true_value;
   }
 
  private:
+  // The conjuncts of `cond` but those at `dropped`, joined.
+  static Expr kept(const Expr& cond, const std::vector<size_t>& dropped) {
+    std::vector<Expr> all = conjuncts_of(cond), left;
+    for (size_t k = 0; k < all.size(); ++k)
+      if (std::find(dropped.begin(), dropped.end(), k) == dropped.end()) left.push_back(all[k]);
+    return join_conjuncts(left);
+  }
+
   const ConjunctDrops& drops_;
 };
 
@@ -71,7 +91,7 @@ class OuterOnlyCheck : public ir::IRVisitor {
 
 /// A guard conjunct that is versioned: it holds wherever `holds` does.
 struct Candidate {
-  const ir::IfThenElseNode* node;
+  const ir::Object* node;
   size_t conjunct;
   Expr holds;
 };
@@ -84,13 +104,15 @@ class GuardCollector : public ir::IRVisitor {
 
   void collect(const Stmt& s) {
     visit(s);
-    auto unique = [&](const ir::IfThenElseNode* node) { return occurrences_[node] == 1; };
+    auto unique = [&](const ir::Object* node) { return occurrences_[node] == 1; };
     std::erase_if(candidates, [&](const Candidate& c) { return !unique(c.node); });
     std::erase_if(always, [&](const auto& entry) { return !unique(entry.first); });
   }
 
-  void visit(const Expr&) override {}  // guards are statements; expressions hold none
+  void visit(const Expr& e) override { IRVisitor::visit(e); }
   void visit(const Stmt& s) override { IRVisitor::visit(s); }
+  // A Let expression's variable may appear in the guards inside it: they are left alone.
+  void visit_Let(const ir::LetNode*) override {}
 
   void visit_For(const ir::ForNode* op) override {
     loops_.push_back({op->var, substitute_lets(op->min), substitute_lets(op->extent)});
@@ -109,9 +131,14 @@ class GuardCollector : public ir::IRVisitor {
   }
 
   void visit_IfThenElse(const ir::IfThenElseNode* op) override {
-    if (occurrences_[op]++ == 0 && !loops_.empty()) classify(op);
+    if (occurrences_[op]++ == 0 && !loops_.empty()) classify(op, op->condition);
     visit(op->then_case);
     if (op->else_case.defined()) visit(op->else_case);
+  }
+
+  void visit_Select(const ir::SelectNode* op) override {
+    if (occurrences_[op]++ == 0 && !loops_.empty()) classify(op, op->condition);
+    IRVisitor::visit_Select(op);
   }
 
   std::vector<Candidate> candidates;
@@ -129,8 +156,8 @@ class GuardCollector : public ir::IRVisitor {
     return r;
   }
 
-  void classify(const ir::IfThenElseNode* op) {
-    std::vector<Expr> conjuncts = conjuncts_of(op->condition);
+  void classify(const ir::Object* op, const Expr& condition) {
+    std::vector<Expr> conjuncts = conjuncts_of(condition);
     for (size_t k = 0; k < conjuncts.size(); ++k) {
       std::optional<Expr> holds = holds_everywhere(substitute_lets(conjuncts[k]));
       if (!holds || analyzer_.can_prove(!*holds)) continue;
@@ -156,7 +183,7 @@ class GuardCollector : public ir::IRVisitor {
       d = gt->b - gt->a;
     else if (const auto* ge = c.as<ir::GENode>())
       d = ge->b - ge->a - ir::make_const(ge->a.dtype(), 1);
-    if (!d.defined() || !d.dtype().is_integer() || !d.dtype().is_scalar()) return std::nullopt;
+    if (!is_guard_arithmetic(d)) return std::nullopt;
     Expr upper = d;
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
       if (!ir::uses_var(upper, it->var)) continue;
@@ -173,10 +200,10 @@ class GuardCollector : public ir::IRVisitor {
   std::vector<Loop> loops_;                 // enclosing loops inside the statement
   std::vector<std::pair<Var, Expr>> lets_;  // enclosing lets inside the statement
   std::vector<Var> inner_;                  // variables declared by both
-  std::unordered_map<const ir::IfThenElseNode*, int> occurrences_;
+  std::unordered_map<const ir::Object*, int> occurrences_;
 };
 
-/// Whether a statement holds one of some IfThenElse nodes.
+/// Whether a statement holds one of some guard nodes.
 class GuardPresence : public ir::IRVisitor {
  public:
   explicit GuardPresence(const ConjunctDrops& guards) : guards_(guards) {}
@@ -186,13 +213,19 @@ class GuardPresence : public ir::IRVisitor {
     visit(s);
     return found_;
   }
-  void visit(const Expr&) override {}
+  void visit(const Expr& e) override {
+    if (!found_) IRVisitor::visit(e);
+  }
   void visit(const Stmt& s) override {
     if (!found_) IRVisitor::visit(s);
   }
   void visit_IfThenElse(const ir::IfThenElseNode* op) override {
     found_ = found_ || guards_.count(op);
     IRVisitor::visit_IfThenElse(op);
+  }
+  void visit_Select(const ir::SelectNode* op) override {
+    found_ = found_ || guards_.count(op);
+    IRVisitor::visit_Select(op);
   }
 
  private:
@@ -274,6 +307,12 @@ class Versioner {
 };
 
 }  // namespace
+
+bool is_guard_arithmetic(const Expr& d) {
+  if (!d.defined() || !d.dtype().is_int() || !d.dtype().is_scalar() || d.dtype().bits < 32)
+    return false;
+  return OuterOnlyCheck({}).holds(d);
+}
 
 std::vector<Expr> conjuncts_of(const Expr& cond) {
   std::vector<Expr> out;

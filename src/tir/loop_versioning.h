@@ -5,13 +5,15 @@
 //
 // Assumes: well-formed loop IR; `analyzer` knows the ranges of the loops enclosing `s`.
 // Guarantees: the result computes exactly what `s` did. Each conjunct `a < b`, `a <= b`,
-// `a > b` or `a >= b` (scalar integers, after let values are substituted) of an IfThenElse
+// `a > b` or `a >= b` (integers, after let values are substituted; is_guard_arithmetic) of
+// a guard (an
+// IfThenElse, or a Select outside any Let expression: a convolution's padded read in place)
 // that sits inside at least one loop of `s` gets a condition H: "the conjunct holds for
 // every iteration of the loops of `s` around it". H is `u < 0` where u bounds the conjunct's
 // a - b (or b - a, minus 1 when not strict) from above: its upper end over each of those
 // loops in turn, innermost first (Analyzer::eval_interval). H must use only variables in
 // scope at `s` and read no memory (the region could write it), else the conjunct is left
-// alone, as is any conjunct of an IfThenElse node that occurs more than once in `s`. Then:
+// alone, as is any conjunct of a guard node that occurs more than once in `s`. Then:
 //  - a conjunct with a provably true H is dropped (no code is duplicated);
 //  - one with a provably false H, or whose H is in `done` (a family an enclosing version
 //    already selects on), is left alone;
@@ -45,10 +47,17 @@ inline constexpr int kMaxVersionDepth = 2;
 /// The conjuncts of a condition: `a && (b && c)` gives a, b, c.
 std::vector<ir::Expr> conjuncts_of(const ir::Expr& cond);
 
-/// Conjuncts to remove, by IfThenElse node: indices into conjuncts_of(its condition).
-using ConjunctDrops = std::unordered_map<const ir::IfThenElseNode*, std::vector<size_t>>;
+/// Whether `d`, the difference a guard compares with zero, is arithmetic the analyzer reasons
+/// about exactly: a signed scalar integer of 32 bits or more (others wrap around) that reads
+/// no memory (a select on loaded values is data, not a guard).
+bool is_guard_arithmetic(const ir::Expr& d);
 
-/// `s` without the listed conjuncts; an `if` left without any is replaced by its then branch.
+/// Conjuncts to remove, by guard node (an IfThenElseNode or a SelectNode): indices into
+/// conjuncts_of(its condition).
+using ConjunctDrops = std::unordered_map<const ir::Object*, std::vector<size_t>>;
+
+/// `s` without the listed conjuncts; an `if` (a select) left without any is replaced by its
+/// then branch (its true value).
 ir::Stmt drop_conjuncts(const ir::Stmt& s, const ConjunctDrops& drops);
 
 /// What version_guards made of a statement.

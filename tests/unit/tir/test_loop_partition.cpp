@@ -84,13 +84,20 @@ TEST(LoopPartition, GoldenLowerGuardPeelsTheHead) {
 )");
 }
 
-TEST(LoopPartition, GoldenPaddingGuardWithElseSplitsThreeWays) {
+// A padded row: an `if` with an else, or a select of a load clamped into the data (a
+// convolution reading its input in place). The interior loads plainly.
+TEST(LoopPartition, GoldenPaddingGuardOrSelectSplitsThreeWays) {
   Buffer a = vec("A", 32), b = vec("B", 34);
   Var i("i");
-  Stmt body = make_IfThenElse(i >= 1 && i < 33, make_Store(b, make_Load(a, {i - 1}), {i}),
-                              make_Store(b, make_float(0.0f), {i}));
-  PrimFunc out = partition_checked(PrimFunc{"f", {a, b}, loop(i, 0, 34, body)});
-  EXPECT_EQ(to_string(out), R"(func f(A: float32[32], B: float32[34]) {
+  Expr inside = i >= 1 && i < 33;
+  Stmt guarded = make_IfThenElse(inside, make_Store(b, make_Load(a, {i - 1}), {i}),
+                                 make_Store(b, make_float(0.0f), {i}));
+  Expr clamped = ir::max(ir::min(i - 1, make_int(31)), make_int(0));
+  Stmt selected =
+      make_Store(b, make_Select(inside, make_Load(a, {clamped}), make_float(0.0f)), {i});
+  for (const Stmt& body : {guarded, selected}) {
+    PrimFunc out = partition_checked(PrimFunc{"f", {a, b}, loop(i, 0, 34, body)});
+    EXPECT_EQ(to_string(out), R"(func f(A: float32[32], B: float32[34]) {
   B[0] = 0.0f
   for (i, 1, 32) {
     B[i] = A[i - 1]
@@ -98,6 +105,7 @@ TEST(LoopPartition, GoldenPaddingGuardWithElseSplitsThreeWays) {
   B[33] = 0.0f
 }
 )");
+  }
 }
 
 TEST(LoopPartition, GoldenGuardOnTheInnerLoopWithSymbolicSplit) {
@@ -258,6 +266,83 @@ TEST(LoopPartition, SeveralGuardsOfTheSameSplit) {
 )");
 }
 
+/// Partitions `f` and checks the result as partition_checked does, naming `f` on failure;
+/// returns whether anything changed.
+bool partition_changes(const PrimFunc& f) {
+  SCOPED_TRACE(to_string(f));
+  PrimFunc out = loop_partition(f);
+  verify_func(out);
+  expect_same_results(f, out, 1);
+  return !structural_equal(f.body, out.body);
+}
+
+/// A random nest of 1 to 3 loops i, j, k over random ranges and the buffer B that it walks
+/// element by element at `index`.
+struct RandomNest {
+  explicit RandomNest(std::mt19937& rng) {
+    auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    int depth = uniform(1, 3);
+    int64_t size = 1;
+    for (int d = 0; d < depth; ++d) {
+      vars.push_back(Var(std::string(1, "ijk"[d])));
+      mins.push_back(uniform(-3, 3));
+      extents.push_back(uniform(1, 9));
+      size *= extents.back();
+    }
+    b = Buffer::make("B", DataType::Index(), {make_int(size)});
+    index = make_int(0);
+    for (int d = 0; d < depth; ++d) index = index * extents[d] + (vars[d] - mins[d]);
+  }
+
+  std::vector<Var> vars;
+  std::vector<int> mins, extents;
+  Buffer b;
+  Expr index;
+};
+
+// A select is how a vector loop computes lane by lane: such a loop is not split at one, and
+// nor is a select on a Let expression's variable.
+TEST(LoopPartition, SelectsInAVectorLoopOrALetAreLeftAlone) {
+  Buffer a = vec("A", 8), b = vec("B", 8);
+  Var i("i"), t("t");
+  Expr lanes = make_Select(i < 3, make_Load(a, {i}), make_float(0.0f));
+  Stmt vector =
+      make_For(i, make_int(0), make_int(8), ForKind::Vectorized, make_Store(b, lanes, {i}));
+  Expr let = make_Let(t, i + 2, make_Select(t < 5, make_Load(a, {i}), make_float(0.0f)));
+  Stmt serial = loop(i, 0, 8, make_Store(b, let, {i}));
+  for (const Stmt& s : {vector, serial}) EXPECT_TRUE(structural_equal(loop_partition(s), s)) << s;
+}
+
+// Random nests of 1 to 3 loops of random kinds whose store selects by a random guard
+// (linear in the loop variables, or on a term no loop splits at; sometimes a conjunction):
+// partitioning and versioning must not change what is stored, and must happen often.
+TEST(LoopPartition, RandomSelectGuardsKeepTheirMeaning) {
+  std::mt19937 rng(11);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const ForKind kinds[] = {ForKind::Serial, ForKind::Unrolled, ForKind::Vectorized,
+                           ForKind::Parallel};
+  int changed = 0;
+  for (int c = 0; c < 300; ++c) {
+    RandomNest nest(rng);
+    const auto& [vars, mins, extents, b, index] = nest;
+    int depth = static_cast<int>(vars.size());
+    auto guard = [&]() {
+      Expr lhs = make_int(uniform(-5, 5));
+      if (uniform(0, 2) == 0) lhs = lhs + vars[0] % uniform(2, 4) * uniform(1, 3);
+      for (const Var& v : vars) lhs = lhs + v * uniform(-3, 3);
+      return compare(uniform(0, 3), lhs, make_int(uniform(-10, 10)));
+    };
+    Expr cond = uniform(0, 2) == 0 ? guard() && guard() : guard();
+    Expr old = make_Load(b, {index});
+    Stmt body = make_Store(b, make_Select(cond, old + index * 3 + 1, old - 7), {index});
+    for (int d = depth - 1; d >= 0; --d)
+      body = make_For(vars[d], mins[d], extents[d], kinds[uniform(0, 3)], body);
+    changed += partition_changes(PrimFunc{"f", {b}, body});
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(changed, 100);
+}
+
 // Semantic check over many shapes of the non-divisible split: n elements, factor f.
 TEST(LoopPartition, NonDivisibleSplitsKeepTheirMeaning) {
   for (int64_t n : {1, 7, 31, 32, 33, 100}) {
@@ -277,22 +362,11 @@ TEST(LoopPartition, NonDivisibleSplitsKeepTheirMeaning) {
 TEST(LoopPartition, RandomGuardedNestsKeepTheirMeaning) {
   std::mt19937 rng(2024);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const DataType i64 = DataType::Index();
   int partitioned = 0;
   for (int c = 0; c < 300; ++c) {
-    int depth = uniform(1, 3);
-    std::vector<Var> vars;
-    std::vector<int> mins, extents;
-    int64_t size = 1;
-    for (int d = 0; d < depth; ++d) {
-      vars.push_back(Var(std::string(1, "ijk"[d])));
-      mins.push_back(uniform(-3, 3));
-      extents.push_back(uniform(1, 9));
-      size *= extents.back();
-    }
-    Buffer b = Buffer::make("B", i64, {make_int(size)});
-    Expr index = make_int(0);
-    for (int d = 0; d < depth; ++d) index = index * extents[d] + (vars[d] - mins[d]);
+    RandomNest nest(rng);
+    const auto& [vars, mins, extents, b, index] = nest;
+    int depth = static_cast<int>(vars.size());
     // The guard sits directly inside loop guard_depth (or outside every loop when -1), uses
     // the variables in scope there and wraps the loops below; its else branch writes the
     // first element of its row.
@@ -315,13 +389,8 @@ TEST(LoopPartition, RandomGuardedNestsKeepTheirMeaning) {
       }
       if (d >= 0) body = loop(vars[d], mins[d], extents[d], body);
     }
-    PrimFunc f{"f", {b}, body};
-    PrimFunc out = loop_partition(f);
-    SCOPED_TRACE(to_string(f));
-    verify_func(out);
-    expect_same_results(f, out, 1);
+    partitioned += partition_changes(PrimFunc{"f", {b}, body});
     if (HasFailure()) return;
-    partitioned += !structural_equal(f.body, out.body);
   }
   EXPECT_GT(partitioned, 100);
 }
