@@ -303,9 +303,8 @@ OpDef nchwc_conv_def() {
       schedules::schedule_conv2d_winograd_cpu(s, conv, ctx.target(), epilogue,
                                               schedules::conv2d_winograd_config(ctx.knobs()));
     else
-      schedules::schedule_conv2d_nchwc_cpu(
-          s, conv, ctx.target(), epilogue,
-          schedules::conv2d_nchwc_config(ctx.knobs(), shape.params.depthwise));
+      schedules::schedule_conv2d_nchwc_cpu(s, conv, ctx.target(), epilogue,
+                                           schedules::conv2d_nchwc_config(ctx.knobs()));
     schedules::schedule_generic(s, outputs, ctx.target());
   };
   def.tuning_space = [](const OpContext& ctx) {

@@ -18,8 +18,7 @@ int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input, int64_t vector
   for (int64_t t : {4, 2, 1}) {
     if (blocks % t != 0) continue;
     int64_t weights = t * vectors;
-    int64_t width =
-        std::min(columns, std::max<int64_t>(1, direct_conv_accumulators(target) / weights));
+    int64_t width = std::min(columns, register_tile_accumulators(target, weights) / weights);
     double fmas_per_load =
         static_cast<double>(weights * width) / static_cast<double>(weights + width);
     if (fmas_per_load > best_rate) {
@@ -30,8 +29,29 @@ int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input, int64_t vector
   return best;
 }
 
-bool default_conv_pad_in_place(bool depthwise) {
-  return depthwise;
+ConvSpatialTile default_conv_spatial_tile(int64_t oh, int64_t ow, int64_t vectors,
+                                          const target::Target& target) {
+  int64_t positions = std::min<int64_t>(8, register_tile_accumulators(target, vectors) / vectors);
+  ConvSpatialTile best;
+  int64_t best_area = 0;
+  for (int64_t rows : {1, 2}) {
+    if (rows > oh) break;
+    int64_t columns = std::clamp<int64_t>(positions / rows, 1, ow);
+    int64_t area = (oh + rows - 1) / rows * rows * ((ow + columns - 1) / columns * columns);
+    if (best_area == 0 || area < best_area) {
+      best = {rows, columns};
+      best_area = area;
+    }
+  }
+  return best;
+}
+
+int64_t default_conv_unroll_ci(int64_t in_block) {
+  return in_block % 4 == 0 ? 4 : 1;
+}
+
+bool default_conv_pad_in_place(double multiply_adds_per_input) {
+  return multiply_adds_per_input < 256;
 }
 
 int64_t widest_register_tile(int64_t vectors, const target::Target& target) {
@@ -61,16 +81,17 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
   return space;
 }
 
-Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, bool depthwise) {
+Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
   Conv2dNchwcConfig config;
-  config.pad_in_place = default_conv_pad_in_place(depthwise);
   config.tile_ow = knobs.get("tile_ow", config.tile_ow);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.tile_oh = knobs.get("tile_oh", config.tile_oh);
-  config.window_outer = knobs.get("window_outer", config.window_outer) != 0;
+  int64_t window_outer = knobs.get("window_outer", -1);
+  if (window_outer >= 0) config.window_outer = window_outer != 0;
   config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
-  config.pad_in_place = knobs.get("pad_in_place", config.pad_in_place) != 0;
+  int64_t pad_in_place = knobs.get("pad_in_place", -1);
+  if (pad_in_place >= 0) config.pad_in_place = pad_in_place != 0;
   return config;
 }
 
@@ -88,6 +109,15 @@ int64_t lane_group_vector(const te::Tensor& out, const te::Tensor& padded,
   int64_t in_per_group = *ir::as_const_int(packed.shape()[3]);
   int64_t out_per_group = block * in_per_group / *ir::as_const_int(padded.shape()[4]);
   return out_per_group >= 8 ? out_per_group : block;
+}
+
+/// Multiply-adds of the convolution `out` per element of its unpadded input `data`.
+double multiply_adds_per_input(const te::Tensor& out, const te::Tensor& data) {
+  double per_output = 1;
+  for (const ir::IterVar& r : out.op()->reduce_axis)
+    per_output *= static_cast<double>(*ir::as_const_int(r.extent));
+  return per_output * static_cast<double>(te::shape_size(te::static_shape(out))) /
+         static_cast<double>(te::shape_size(te::static_shape(data)));
 }
 
 }  // namespace
@@ -119,16 +149,22 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
                         ? config.tile_kb
                         : default_conv_tile_kb(*ir::as_const_int(out.shape()[1]), grouped, vectors,
                                                *ir::as_const_int(out.shape()[3]), target);
-  int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow
-                                       : fitted_conv_tile_ow(*ir::as_const_int(out.shape()[3]),
-                                                             vectors * tile_kb, target);
+  // A tile of groups in lanes loads its input as vectors, beside the weights: it keeps the
+  // narrower tile of a direct convolution (fuller ones spill: the 5x5 depthwise layer ran
+  // 1.15x oneDNN with 4 columns, 0.84x with 6).
+  int64_t oh = *ir::as_const_int(out.shape()[2]), ow = *ir::as_const_int(out.shape()[3]);
+  ConvSpatialTile fitted = lane_groups
+                               ? ConvSpatialTile{1, fitted_conv_tile_ow(ow, vectors, target)}
+                               : default_conv_spatial_tile(oh, ow, vectors * tile_kb, target);
+  int64_t tile_ow = config.tile_ow > 0 ? config.tile_ow : fitted.columns;
+  int64_t tile_oh = config.tile_oh > 0 ? config.tile_oh : fitted.rows;
   auto [owo, owi] = s.split(tiled, axes[3], tile_ow);
   // The register tile: tile_kb channel blocks x tile_oh rows x tile_ow columns, inside the
   // loops over tiles (n, channel blocks, rows, column tiles).
   std::string kb_outer = axes[1], oh_outer = axes[2];
   std::vector<std::string> tile_loops;
   for (auto [loop, factor, outer] :
-       {std::tuple{axes[1], tile_kb, &kb_outer}, std::tuple{axes[2], config.tile_oh, &oh_outer}}) {
+       {std::tuple{axes[1], tile_kb, &kb_outer}, std::tuple{axes[2], tile_oh, &oh_outer}}) {
     if (factor <= 1) continue;
     auto [o, i] = s.split(tiled, loop, factor);
     *outer = o;
@@ -155,15 +191,18 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
       order.push_back("rj");
       unrolled_ci = "rj";
     }
-  } else if (config.window_outer) {
+  } else if (config.window_outer.value_or(padded.ndim() == 4)) {
     order = {"ry", "rx", "rco"};
   } else {
     order = {"rco", "ry", "rx"};
   }
   if (!lane_groups && padded.ndim() == 5) {
     order.push_back("rci");
-    if (config.unroll_ci > 1) {
-      auto [rcio, rcii] = s.split(acc, "rci", config.unroll_ci);
+    int64_t unroll_ci = config.unroll_ci > 0
+                            ? config.unroll_ci
+                            : default_conv_unroll_ci(*ir::as_const_int(padded.shape()[4]));
+    if (unroll_ci > 1) {
+      auto [rcio, rcii] = s.split(acc, "rci", unroll_ci);
       order.back() = rcio;
       order.push_back(rcii);
       unrolled_ci = rcii;
@@ -173,7 +212,7 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   s.reorder(acc, order);
   if (!unrolled_ci.empty()) s.unroll(acc, unrolled_ci);
   if (tile_kb > 1) s.unroll(acc, "kb");
-  if (config.tile_oh > 1) s.unroll(acc, "oh");
+  if (tile_oh > 1) s.unroll(acc, "oh");
   s.unroll(acc, "ow");
   int64_t group_lanes = lane_groups ? lane_group_vector(out, padded, packed) : block;
   if (group_lanes < block) {
@@ -185,7 +224,9 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   }
 
   if (!s.stage(padded).is_placeholder()) {
-    if (config.pad_in_place) {
+    const te::Tensor& data = padded.op()->inputs.at(0);
+    if (config.pad_in_place.value_or(
+            default_conv_pad_in_place(multiply_adds_per_input(out, data)))) {
       s.compute_inline(padded);
     } else {
       // Blocked data is copied in vectors of a channel block, in parallel over the blocks;

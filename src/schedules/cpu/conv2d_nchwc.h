@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "schedule/schedule.h"
@@ -22,38 +23,64 @@ enum class ConvChannels {
 
 /// The knobs of the CPU schedule.
 struct Conv2dNchwcConfig {
-  int64_t tile_ow = 0;  ///< output columns per register tile (0: fitted to the row)
+  /// Output columns and rows per register tile (0: fitted, default_conv_spatial_tile).
+  int64_t tile_ow = 0, tile_oh = 0;
   /// Blocks of output channels per register tile (0: fitted, default_conv_tile_kb).
   int64_t tile_kb = 0;
-  int64_t tile_oh = 1;        ///< output rows per register tile
-  bool window_outer = false;  ///< reduce over the window outside the input-channel blocks
+  /// Reduce over the window outside the input channels (unset: for NCHW data, whose few
+  /// channels lie a plane apart; on AVX2 the 3x3 and 7x7 stems ran 7-8 % faster so).
+  std::optional<bool> window_outer;
   bool parallel_rows = true;  ///< rows join (n, blocks) in the parallel loop
-  int64_t unroll_ci = 1;      ///< channels of an input block unrolled (1: none)
+  /// Channels of an input block unrolled (1: none; 0: default_conv_unroll_ci).
+  int64_t unroll_ci = 0;
   /// Read the input in place, the borders by clamped loads set to zero, instead of a
-  /// zero-padded copy made first (conv2d_nchwc_config: default_conv_pad_in_place).
-  bool pad_in_place = false;
+  /// zero-padded copy made first (unset: default_conv_pad_in_place).
+  std::optional<bool> pad_in_place;
 };
 
-/// Whether a padded convolution reads its input in place when the knob is not set: a
-/// depthwise one. A depthwise window does few multiply-adds per element read, so a padded
-/// copy costs about as much as the convolution (in place: 5x5 1.1-1.3x and dilated 5x5
-/// 1.3-1.5x faster). Strided, the copy measured faster alone, with the input in the caches
-/// from the run before; inside a model, where the input was just written by another kernel,
-/// the copy's passes over memory cost more than the clamped loads (EfficientNet-B0,
-/// MobileNetV3 and MnasNet 3-10 % faster end to end in place).
-bool default_conv_pad_in_place(bool depthwise);
+/// Whether a padded convolution reads its input in place when the knob is not set: when it
+/// does fewer than 256 multiply-adds per input element (loop_partition then runs the
+/// interior unguarded). Below that a padded copy costs about as much as the convolution: a
+/// depthwise window (2-25 per element: 5x5 in place 1.1-1.3x and dilated 5x5 1.3-1.5x
+/// faster; EfficientNet-B0, MobileNetV3 and MnasNet 3-10 % faster end to end) and the 3x3
+/// stem of 3 channels to 32 at stride 2 (72 per element: in place 1.1x faster on AVX2, 2x on
+/// AVX-512); above it the copy pays (the 7x7 stem to 64 channels, 784 per element, ran 10 %
+/// faster with it).
+bool default_conv_pad_in_place(double multiply_adds_per_input);
 
 /// Blocks of output channels per register tile when the knob is not set: of 4, 2 and 1 that
 /// divide the `blocks` of the output, the one whose tile (blocks of `vectors` target vectors
-/// each, by as many of the `columns` as the target's accumulators hold) feeds the most FMAs
-/// per operand loaded, the larger on a tie (1 when the blocks share no input: a depthwise or
-/// grouped convolution). Each step of a tile loads its blocks' weight vectors and
-/// broadcasts one input element per column, and the load ports, not the FMA units, set the
-/// pace: with AVX-512's 16-channel blocks of one vector, 4 blocks x 6 columns load 10
-/// operands per 24 FMAs where 1 block x 24 columns load 25; with AVX2's blocks of two
-/// vectors, 4 blocks would leave room for one column (8 loads per 8 FMAs), 1 block for 5.
+/// each, by as many of the `columns` as the target's accumulators hold beside the weights:
+/// register_tile_accumulators) feeds the most FMAs per operand loaded, the larger on a tie
+/// (1 when the blocks share no input: a depthwise or grouped convolution). Each step of a
+/// tile loads its blocks' weight vectors and broadcasts one input element per column, and
+/// the load ports, not the FMA units, set the pace: with AVX-512's 16-channel blocks of one
+/// vector, 4 blocks x 6 columns load 10 operands per 24 FMAs where 1 block x 24 columns load
+/// 25; with AVX2's blocks of two vectors, 4 blocks would leave room for one column (8 loads
+/// per 8 FMAs), 1 block for 6 (8 loads per 12 FMAs).
 int64_t default_conv_tile_kb(int64_t blocks, bool unshared_input, int64_t vectors, int64_t columns,
                              const target::Target& target);
+
+/// Rows and columns of output positions in a register tile.
+struct ConvSpatialTile {
+  int64_t rows = 1, columns = 1;
+};
+
+/// The rows x columns of a register tile when the knobs are not set, for an output of `oh` x
+/// `ow` positions of `vectors` accumulator vectors each: as many positions as the target's
+/// accumulators hold beside the weights (register_tile_accumulators), at most 8, as one row
+/// or two rows of half as many columns, whichever pads the output less (one row on a tie).
+/// A tile that fills the registers outruns an exact fit with fewer accumulators: on AVX2,
+/// 6 columns of 2 vectors ran a 28-column layer 15 % faster than 4, padding 28 to 30; a
+/// 14 x 14 or 7 x 7 output takes 2 rows of 3. More than 8 positions ran slower (AVX-512's
+/// 3x3 stem to 2 blocks: 12 positions 0.67x oneDNN, 8 positions 1.1x).
+ConvSpatialTile default_conv_spatial_tile(int64_t oh, int64_t ow, int64_t vectors,
+                                          const target::Target& target);
+
+/// Channels of an input block unrolled in the reduction when the knob is not set: 4 where
+/// the block holds a multiple of 4, else 1 (on AVX2, 4 ran ResNet's strided layers 3-5 %
+/// faster).
+int64_t default_conv_unroll_ci(int64_t in_block);
 
 /// The most columns of `vectors` accumulator vectors each that a register tile may hold in
 /// the tuning spaces: the target's vector registers less those the operands need.
@@ -66,9 +93,9 @@ int64_t widest_register_tile(int64_t vectors, const target::Target& target);
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
                                       int64_t in_block, ConvChannels channels, bool pointwise,
                                       bool padded, const target::Target& target);
-/// The default configuration of a convolution (`depthwise` or not) with the knobs chosen in
-/// `knobs`.
-Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs, bool depthwise);
+/// The configuration of a convolution with the knobs chosen in `knobs`, the others unset
+/// (the schedule fits them to the convolution).
+Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs);
 
 /// Register tiles of tile_kb blocks of output channels x tile_oh rows x tile_ow columns
 /// of the output, accumulated over the input channels and the kernel window with each block in

@@ -5,6 +5,7 @@
 // registers of another width (AArch64's NEON, RISC-V's V) takes the 32-register figures.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "target/target.h"
@@ -21,6 +22,17 @@ constexpr int64_t kPrefetchMinBytes = int64_t{1} << 20;
 /// (28 of 32, 13 of 16).
 inline int64_t blocked_conv_accumulators(const target::Target& t) {
   return t.vector_registers >= 32 ? t.vector_registers - 4 : t.vector_registers - 3;
+}
+
+/// Accumulator vectors of a register tile whose every step loads `operand_vectors` vectors
+/// (a convolution's weights) and broadcasts one element: the registers less those operands
+/// and the broadcast, at most three quarters of them (LLVM's temporaries take the rest), in
+/// whole steps of the operands' width: 24 of 32 beside 2 or 4 weight vectors, 12 of 16
+/// beside 2.
+inline int64_t register_tile_accumulators(const target::Target& t, int64_t operand_vectors) {
+  int64_t free =
+      std::min<int64_t>(t.vector_registers * 3 / 4, t.vector_registers - operand_vectors - 1);
+  return std::max<int64_t>(operand_vectors, free / operand_vectors * operand_vectors);
 }
 
 /// Accumulator vectors of a direct NCHW convolution's register tile (24 of 32, 10 of 16;

@@ -290,13 +290,37 @@ TEST(ConvTile, BlocksPerRegisterTileFeedTheMostFmasPerLoad) {
   // AVX-512's 16-channel block is one vector: 4 blocks x 6 columns (24 of its accumulators).
   EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 1, 28, avx512), 4);
   EXPECT_EQ(schedules::default_conv_tile_kb(6, false, 1, 7, avx512), 2);  // 4 does not divide 6
-  // AVX2's is two: 4 blocks would leave one column; 1 block x 5 columns loads 7 operands
-  // per 10 FMAs.
+  // AVX2's is two: 4 blocks would leave one column; 1 block x 6 columns loads 8 operands
+  // per 12 FMAs.
   EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 2, 28, avx2), 1);
   // Two columns in all: 2 blocks x 2 columns.
   EXPECT_EQ(schedules::default_conv_tile_kb(8, false, 2, 2, avx2), 2);
   // Blocks that share no input (grouped, depthwise) take one block per tile.
   EXPECT_EQ(schedules::default_conv_tile_kb(8, true, 1, 28, avx512), 1);
+}
+
+TEST(ConvTile, SpatialTileFillsTheAccumulatorsAndPadsTheOutputLeast) {
+  const target::Target avx512 = target::parse_target("x86-64-avx512");
+  const target::Target avx2 = target::parse_target("x86-64-avx2");
+  auto tile = [](int64_t oh, int64_t ow, int64_t vectors, const target::Target& t) {
+    schedules::ConvSpatialTile s = schedules::default_conv_spatial_tile(oh, ow, vectors, t);
+    return std::to_string(s.rows) + "x" + std::to_string(s.columns);
+  };
+  // AVX2: 12 of 16 registers accumulate, 6 positions of a 16-channel block (two vectors).
+  EXPECT_EQ(tile(28, 28, 2, avx2), "1x6");  // 30 columns
+  EXPECT_EQ(tile(14, 14, 2, avx2), "2x3");  // 15 columns, not 18
+  EXPECT_EQ(tile(7, 7, 2, avx2), "2x3");
+  EXPECT_EQ(tile(1, 4, 2, avx2), "1x4");  // one row, 4 columns
+  // AVX-512: 24 of 32, beside 4 blocks of one vector: 6 positions; beside 2, at most 8.
+  EXPECT_EQ(tile(28, 28, 4, avx512), "1x6");
+  EXPECT_EQ(tile(112, 112, 2, avx512), "1x8");
+}
+
+TEST(ConvTile, PaddedInputIsReadInPlaceBelow256MultiplyAddsPerElement) {
+  EXPECT_TRUE(schedules::default_conv_pad_in_place(25));              // a 5x5 depthwise window
+  EXPECT_TRUE(schedules::default_conv_pad_in_place(32 * 9 / 4.0));    // 3x3 stem to 32, stride 2
+  EXPECT_FALSE(schedules::default_conv_pad_in_place(64 * 9));         // 3x3, 64 channels to 64
+  EXPECT_FALSE(schedules::default_conv_pad_in_place(64 * 49 / 4.0));  // 7x7 stem to 64
 }
 
 struct WinogradCase {
