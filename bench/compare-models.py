@@ -2,8 +2,8 @@
 """Compares tessel's batch-1 latency on whole models with ONNX Runtime and PyTorch eager.
 
 usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1,2]
-           [--warmup W] [--runs R] [--rounds N] [--tessel PATH] [--markdown FILE]
-           [--records DB]
+           [--warmup W] [--runs R] [--rounds N] [--tessel PATH] [--target T]
+           [--markdown FILE] [--records DB]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
 test_data_set_0/input_<i>.pb, one per model input). For each model and thread count, the three
@@ -77,7 +77,7 @@ def load_inputs(case_dir):
     return inputs
 
 
-def compile_tessel(tessel, case_dir, records=None, threads=None):
+def compile_tessel(tessel, case_dir, target, records=None, threads=None):
     """The model compiled by `tessel compile` into case_dir/../<model>.so (reused by every
     thread count), or with tuning records for one thread count into <model>-tuned-t<N>.so;
     (None, why) when it cannot be. The library's distinct kernels and layout changes per
@@ -88,6 +88,8 @@ def compile_tessel(tessel, case_dir, records=None, threads=None):
     suffix = f"-tuned-t{threads}.so" if records else ".so"
     library = os.path.normpath(case_dir) + suffix
     command = [tessel, "compile", os.path.join(case_dir, "model.onnx"), "-o", library]
+    if target:
+        command += ["--target", target]
     if records:
         command += ["--records", records, "--threads", str(threads)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
@@ -195,6 +197,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds per model and thread count, each timing every side once")
     parser.add_argument("--tessel", default=os.path.join(ROOT, "build", "bin", "tessel"))
+    parser.add_argument("--target", help="tessel's --target (default: the host), e.g. "
+                        "x86-64-avx2 to time AVX2 code on an AVX-512 host")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--records", help="tuning records: also time each model compiled with "
                         "them (tessel compile --records, per thread count)")
@@ -218,7 +222,7 @@ def main():
     for name in names:
         case_dir = os.path.join(args.dir, name)
         examples = load_inputs(case_dir)
-        library, why = compile_tessel(args.tessel, case_dir)
+        library, why = compile_tessel(args.tessel, case_dir, args.target)
         kernels, layout_changes = compile_tessel.stats
         top3 = top3_share(args.tessel, library) if library else None
         for threads in thread_counts:
@@ -226,7 +230,8 @@ def main():
             time.sleep(2)
             tuned_library, tuned_why = None, "no --records"
             if args.records:
-                tuned_library, tuned_why = compile_tessel(args.tessel, case_dir, args.records, threads)
+                tuned_library, tuned_why = compile_tessel(args.tessel, case_dir, args.target, args.records,
+                                                          threads)
             # Every round times each side once, so the VM's drift over minutes falls on all
             # of them alike; the table gives medians over the rounds, and each ratio is the
             # median of the per-round ratios.

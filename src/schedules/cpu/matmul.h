@@ -29,7 +29,7 @@ struct MatmulConfig {
   bool parallel = true;  ///< run tiles across threads
 };
 
-/// A register tile fitted to the target's vector registers.
+/// A register tile fitted to the target's vector registers, its reduction unrolled by 8.
 MatmulConfig default_matmul_config(const target::Target& target);
 
 /// The matmul template: knobs tile_m, tile_n, tile_k, unroll_k, rows_outer, pack_rows,
