@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the float32 erf of the LLVM code generator (src/codegen/llvm/math_approx.cpp).
+"""Fits the float32 erf of the math expansion pass (src/tir/expand_math.cpp).
 
 erf(z) is approximated on [0, 4] (erf(4) rounds to 1 in float32) by the rational form
 z P(z^2) / Q(z^2) with Q(0) = 1, P and Q of degree 5 in z^2. The coefficients come from

@@ -212,6 +212,26 @@ Expr make_Cast(DataType dtype, Expr value) {
   return make_ref<CastNode>(dtype, std::move(value));
 }
 
+namespace {
+
+/// The type of a call of `op` on arguments of type `t` (already checked).
+DataType call_result_type(Intrinsic op, DataType t) {
+  switch (intrinsic_class(op)) {
+    case IntrinsicClass::FloatTest:
+      return DataType::Bool(t.lanes);
+    case IntrinsicClass::Reinterpret:
+      return t.is_float() ? DataType::Int(t.bits, t.lanes) : DataType::Float(t.bits, t.lanes);
+    case IntrinsicClass::Float:
+    case IntrinsicClass::Numeric:
+    case IntrinsicClass::Bitwise:
+    case IntrinsicClass::Shift:
+      break;
+  }
+  return t;
+}
+
+}  // namespace
+
 Expr make_Call(Intrinsic op, std::vector<Expr> args) {
   const char* name = intrinsic_name(op);
   if (static_cast<int>(args.size()) != intrinsic_arity(op))
@@ -239,11 +259,14 @@ Expr make_Call(Intrinsic op, std::vector<Expr> args) {
       ok = t.is_integer();
       expected = "an integer";
       break;
+    case IntrinsicClass::Reinterpret:
+      ok = (t.is_float() || t.is_integer()) && (t.bits == 16 || t.bits == 32 || t.bits == 64);
+      expected = "a 16-, 32- or 64-bit float or integer";
+      break;
   }
   if (!ok)
     TESSEL_USER_ERROR("intrinsic ", name, " needs ", expected, " argument, got ", t.to_string());
-  DataType result = intrinsic_class(op) == IntrinsicClass::FloatTest ? DataType::Bool(t.lanes) : t;
-  return make_ref<CallNode>(result, op, std::move(args));
+  return make_ref<CallNode>(call_result_type(op, t), op, std::move(args));
 }
 
 Expr make_Load(Buffer buffer, std::vector<Expr> indices) {
@@ -446,6 +469,7 @@ TESSEL_UNARY_INTRINSIC(atanh)
 TESSEL_UNARY_INTRINSIC(is_nan)
 TESSEL_UNARY_INTRINSIC(is_inf)
 TESSEL_UNARY_INTRINSIC(bitwise_not)
+TESSEL_UNARY_INTRINSIC(reinterpret)
 #undef TESSEL_UNARY_INTRINSIC
 #define TESSEL_BINARY_INTRINSIC(name)                                \
   Expr name(Expr a, Expr b) {                                        \
@@ -460,5 +484,11 @@ TESSEL_BINARY_INTRINSIC(bitwise_xor)
 TESSEL_BINARY_INTRINSIC(shift_left)
 TESSEL_BINARY_INTRINSIC(shift_right)
 #undef TESSEL_BINARY_INTRINSIC
+Expr fma(Expr a, Expr b, Expr c) {
+  match_types("fma", a, b);
+  match_types("fma", a, c);
+  match_types("fma", b, c);
+  return make_Call(Intrinsic::fma, {std::move(a), std::move(b), std::move(c)});
+}
 
 }  // namespace tessel::ir

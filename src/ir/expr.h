@@ -192,17 +192,24 @@ struct CastNode : ExprNode {
 
 /// How an intrinsic types its arguments and result (every argument has the same type).
 enum class IntrinsicClass : uint8_t {
-  Float,      ///< float arguments, same type out
-  Numeric,    ///< float or integer arguments (abs also takes bool), same type out
-  FloatTest,  ///< float argument, bool out
-  Bitwise,    ///< integer or bool arguments, same type out
-  Shift,      ///< integer arguments, same type out
+  Float,        ///< float arguments, same type out
+  Numeric,      ///< float or integer arguments (abs also takes bool), same type out
+  FloatTest,    ///< float argument, bool out
+  Bitwise,      ///< integer or bool arguments, same type out
+  Shift,        ///< integer arguments, same type out
+  Reinterpret,  ///< a float or integer of 16, 32 or 64 bits; the other kind of that width out
 };
 
 /// Pure intrinsics: name, number of arguments, class. Semantics (lane by lane):
 ///  - exp log sqrt rsqrt tanh sigmoid erf pow floor ceil trunc, sin cos tan asin acos atan
 ///    sinh cosh asinh acosh atanh: as C's <math.h> (IEEE special values included).
 ///  - round: to nearest, ties to even (C's nearbyint in the default rounding mode).
+///  - fma(a, b, c): a*b + c rounded once (C's fma; 16-bit floats, like all their math, in
+///    float32 and then rounded to their type); on a target without a fused multiply-add
+///    instruction (x86-64 without FMA3) the product is rounded first. Codegen keeps it as
+///    written, where plain arithmetic may be contracted and reassociated, also across an
+///    fma that feeds it: a computation whose accuracy depends on its order of roundings
+///    writes each such step as an fma (a plain sum a + b as fma(a, 1, b)).
 ///  - abs: |x|; on signed integers it wraps (abs(INT_MIN) == INT_MIN).
 ///  - fmod(a, b): C's fmod for floats; for integers the truncated remainder (sign of the
 ///    dividend, like C's %; INT_MIN fmod -1 is 0); b == 0 is undefined for integers.
@@ -211,6 +218,9 @@ enum class IntrinsicClass : uint8_t {
 ///  - shift_left(a, b), shift_right(a, b): shift by b bits; shift_right is logical for
 ///    unsigned and arithmetic for signed integers. Amounts of `bits` or more (negative
 ///    ones count as huge) shift every bit out: 0, or the sign fill for signed shift_right.
+///  - reinterpret(x): the same bits seen as the other kind of the same width: a float
+///    (float16, bfloat16, float32, float64) as the signed integer, an integer (signed or
+///    not) as the IEEE float (int16 gives float16).
 #define TESSEL_INTRINSICS(X)                                                                  \
   X(exp, 1, Float) X(log, 1, Float) X(sqrt, 1, Float) X(rsqrt, 1, Float) X(tanh, 1, Float)    \
   X(sigmoid, 1, Float) X(erf, 1, Float) X(pow, 2, Float) X(abs, 1, Numeric)                   \
@@ -219,7 +229,8 @@ enum class IntrinsicClass : uint8_t {
   X(atan, 1, Float) X(sinh, 1, Float) X(cosh, 1, Float) X(asinh, 1, Float) X(acosh, 1, Float) \
   X(atanh, 1, Float) X(fmod, 2, Numeric) X(is_nan, 1, FloatTest) X(is_inf, 1, FloatTest)     \
   X(bitwise_and, 2, Bitwise) X(bitwise_or, 2, Bitwise) X(bitwise_xor, 2, Bitwise)             \
-  X(bitwise_not, 1, Bitwise) X(shift_left, 2, Shift) X(shift_right, 2, Shift)
+  X(bitwise_not, 1, Bitwise) X(shift_left, 2, Shift) X(shift_right, 2, Shift)                 \
+  X(fma, 3, Float) X(reinterpret, 1, Reinterpret)
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, cls) name,
@@ -393,5 +404,7 @@ Expr bitwise_xor(Expr a, Expr b);
 Expr bitwise_not(Expr a);
 Expr shift_left(Expr a, Expr b);
 Expr shift_right(Expr a, Expr b);
+Expr fma(Expr a, Expr b, Expr c);
+Expr reinterpret(Expr a);
 
 }  // namespace tessel::ir

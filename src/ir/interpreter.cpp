@@ -164,8 +164,8 @@ Lane float_binary(ExprKind k, DataType t, double a, double b) {
 }
 
 /// A float intrinsic, computed in float for types up to 32 bits, in double for float64.
-double float_call(Intrinsic op, DataType t, double x, double y) {
-  auto apply = [op](auto a, auto b) -> decltype(a) {
+double float_call(Intrinsic op, DataType t, double x, double y, double z) {
+  auto apply = [op](auto a, auto b, auto c) -> decltype(a) {
     using F = decltype(a);
     switch (op) {
       case Intrinsic::exp: return std::exp(a);
@@ -193,12 +193,13 @@ double float_call(Intrinsic op, DataType t, double x, double y) {
       case Intrinsic::acosh: return std::acosh(a);
       case Intrinsic::atanh: return std::atanh(a);
       case Intrinsic::fmod: return std::fmod(a, b);
+      case Intrinsic::fma: return std::fma(a, b, c);
       default: break;
     }
     TESSEL_INTERNAL_ERROR("not a float intrinsic: ", intrinsic_name(op));
   };
-  if (t.bits == 64) return apply(x, y);
-  return round_float(t, apply(static_cast<float>(x), static_cast<float>(y)));
+  if (t.bits == 64) return apply(x, y, z);
+  return round_float(t, apply(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
 }
 
 /// An intrinsic on integer (or bool) lanes of type `t`; `e` is for error messages.
@@ -227,6 +228,41 @@ int64_t int_call(Intrinsic op, DataType t, int64_t a, int64_t b, const Expr& e) 
     default: break;
   }
   TESSEL_INTERNAL_ERROR("not an integer intrinsic: ", intrinsic_name(op));
+}
+
+/// The bits of float `v` of type `t` as a signed integer of its width.
+int64_t float_bits(DataType t, double v) {
+  uint64_t bits = 0;
+  if (t.code == TypeCode::BFloat) {
+    bits = float_to_bf16(static_cast<float>(v));
+  } else if (t.bits == 16) {
+    auto h = static_cast<_Float16>(v);
+    std::memcpy(&bits, &h, sizeof h);
+  } else if (t.bits == 32) {
+    auto f = static_cast<float>(v);
+    std::memcpy(&bits, &f, sizeof f);
+  } else {
+    std::memcpy(&bits, &v, sizeof v);
+  }
+  return wrap_int(DataType::Int(t.bits), static_cast<int64_t>(bits));
+}
+
+/// The float of type `t` whose bits are the low bits of `bits`.
+double float_from_bits(DataType t, int64_t bits) {
+  if (t.code == TypeCode::BFloat) return bf16_to_float(static_cast<uint16_t>(bits));
+  if (t.bits == 16) {
+    _Float16 h;
+    std::memcpy(&h, &bits, sizeof h);
+    return static_cast<double>(h);
+  }
+  if (t.bits == 32) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
 }
 
 Lane cast_lane(DataType to, DataType from, Lane v, const Expr& e) {
@@ -454,12 +490,17 @@ class Evaluator {
     for (size_t i = 0; i < out.lanes.size(); ++i) {
       Lane x = args[0].lanes[i];
       Lane y = args.size() > 1 ? args[1].lanes[i] : x;
+      Lane z = args.size() > 2 ? args[2].lanes[i] : x;
       if (op->op == Intrinsic::is_nan)
         out.lanes[i].i = std::isnan(x.f);
       else if (op->op == Intrinsic::is_inf)
         out.lanes[i].i = std::isinf(x.f);
+      else if (op->op == Intrinsic::reinterpret && t.is_float())
+        out.lanes[i].i = float_bits(t, x.f);
+      else if (op->op == Intrinsic::reinterpret)
+        out.lanes[i].f = float_from_bits(e.dtype(), x.i);
       else if (t.is_float())
-        out.lanes[i].f = float_call(op->op, t, x.f, y.f);
+        out.lanes[i].f = float_call(op->op, t, x.f, y.f, z.f);
       else
         out.lanes[i].i = int_call(op->op, t, x.i, y.i, e);
     }

@@ -10,7 +10,8 @@
 // Values: integers are held as int64 wrapped to the type's width (uint64 as its bit
 // pattern), bool as 0/1, floats as double rounded to the type after every operation
 // (float32 arithmetic is therefore exact IEEE float32). Min/Max of floats follow
-// fmin/fmax; `round` rounds half to even. Cast to bool is `!= 0`.
+// fmin/fmax; `round` rounds half to even; `fma` rounds once (in float32 for 16-bit
+// floats). Cast to bool is `!= 0`.
 // Memory: elements are stored in their natural C layout (bool as one byte; float16 as
 // _Float16; bfloat16 as the high half of a float32). Allocate'd buffers start filled with
 // all-one bytes (NaN for floats, -1 for signed ints) so reads of unwritten memory show.

@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "ir/structural.h"
 #include "support/error.h"
+#include "tir/expand_math.h"
 #include "tir/loop_partition.h"
 #include "tir/simplify.h"
 #include "tir/storage_flatten.h"
@@ -30,6 +31,7 @@ const Pass kPipeline[] = {
     {"simplify", simplify},
     {"vectorize", vectorize_loops},
     {"unroll", [](const ir::PrimFunc& f) { return unroll_loops(f); }},
+    {"expand_math", expand_math},
     {"simplify", simplify},
 };
 

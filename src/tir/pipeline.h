@@ -2,7 +2,8 @@
 // print the IR after chosen passes, time and verify each pass, and stop after one.
 //
 // The pipeline is a plain array of {name, function} (see pipeline.cpp):
-//   storage_flatten, simplify, loop_partition, simplify, vectorize, unroll, simplify.
+//   storage_flatten, simplify, loop_partition, simplify, vectorize, unroll, expand_math,
+//   simplify.
 // A name that appears twice (simplify) is printed after each of its runs; stop_after stops
 // after its first run.
 #pragma once

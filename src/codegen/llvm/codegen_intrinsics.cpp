@@ -1,20 +1,23 @@
 // FunctionCodeGen: intrinsics.
 //
-// float32 exp, log, tanh, sigmoid and erf use our vectorisable approximations
-// (math_approx.h); float16 and bfloat16 math is computed in float32. float64 exp and log
-// use LLVM's intrinsics (libm per lane for vectors); the other transcendental functions
-// (float64 tanh and erf, the trigonometric and hyperbolic functions of either width) call
-// libm per lane (sinf / sin, ...; libm_symbols.h binds them in the JIT). sqrt, abs, floor,
-// ceil, round (roundeven), trunc map to LLVM intrinsics (single instructions on x86 with
-// SSE4.1 and on AArch64); pow is llvm.pow and float fmod is frem (libm per lane). Bitwise
-// and shift intrinsics are single integer instructions plus a select for the out-of-range
-// shift amounts.
+// exp, log, tanh, erf and sigmoid of float32 and 16-bit floats never get here: tir's
+// expand_math (run by the pipeline, and by build_llvm_module on whatever it is given)
+// rewrites them into arithmetic. What remains of them is float64: exp and log use LLVM's
+// intrinsics (libm per lane for vectors), sigmoid a stable form around llvm.exp, tanh and
+// erf call libm per lane like the trigonometric and hyperbolic functions of either width
+// (sinf / sin, ...; libm_symbols.h binds them in the JIT). 16-bit float math is computed
+// in float32. sqrt, abs, floor, ceil, round (roundeven), trunc map to LLVM intrinsics
+// (single instructions on x86 with SSE4.1 and on AArch64); fma is llvm.fmuladd without
+// fast-math flags: one fused instruction where the target has one (x86 with FMA3, AArch64,
+// RISC-V with F and D), else a multiply and an add, which LLVM does not reassociate either
+// (llvm.fma would call libm's fmaf per lane there); pow is llvm.pow and float fmod is frem
+// (libm per lane). reinterpret is a bitcast. Bitwise and shift intrinsics are single
+// integer instructions plus a select for the out-of-range shift amounts.
 #include <llvm/IR/Intrinsics.h>
 
 #include <string>
 
 #include "codegen/llvm/function_codegen.h"
-#include "codegen/llvm/math_approx.h"
 #include "support/error.h"
 
 namespace tessel::codegen {
@@ -46,6 +49,17 @@ llvm::Value* call_libm_per_lane(llvm::IRBuilderBase& b, llvm::Module& module,
   return out;
 }
 
+/// sigmoid(x) = 1 / (1 + exp(-x)), written as s = 1 / (1 + exp(-|x|)) and
+/// x >= 0 ? s : exp(-|x|) * s, which keeps full relative accuracy for large |x|.
+llvm::Value* emit_sigmoid(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* e = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::exp, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
+  llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+  llvm::Value* s = b.CreateFDiv(one, b.CreateFAdd(one, e));
+  return b.CreateSelect(b.CreateFCmpOGE(x, llvm::ConstantFP::get(x->getType(), 0.0)), s,
+                        b.CreateFMul(e, s));
+}
+
 }  // namespace
 
 llvm::Value* FunctionCodeGen::emit_call(const CallNode* op) {
@@ -66,6 +80,8 @@ llvm::Value* FunctionCodeGen::emit_call(const CallNode* op) {
       return builder_.CreateFCmpOEQ(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
                                     llvm::ConstantFP::getInfinity(x->getType()));
     }
+    case IntrinsicClass::Reinterpret:
+      return builder_.CreateBitCast(args[0], llvm_type(op->dtype));
     case IntrinsicClass::Float:
       break;
   }
@@ -122,7 +138,6 @@ llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Va
                                         DataType t) {
   llvm::Value* x = args[0];
   auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
-  bool f64 = t.bits == 64;
   switch (op) {
     case Intrinsic::abs:
       return unary(llvm::Intrinsic::fabs);
@@ -143,29 +158,25 @@ llvm::Value* FunctionCodeGen::emit_math(Intrinsic op, const std::vector<llvm::Va
       return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, args[1]);
     case Intrinsic::fmod:
       return builder_.CreateFRem(x, args[1]);
+    case Intrinsic::fma: {
+      llvm::IRBuilderBase::FastMathFlagGuard guard(builder_);
+      builder_.clearFastMathFlags();
+      return builder_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, args);
+    }
     case Intrinsic::exp:
-      return f64 ? unary(llvm::Intrinsic::exp) : approx_exp_f32(builder_, x);
+      return unary(llvm::Intrinsic::exp);
     case Intrinsic::log:
-      return f64 ? unary(llvm::Intrinsic::log) : approx_log_f32(builder_, x);
-    case Intrinsic::tanh:
-      if (!f64) return approx_tanh_f32(builder_, x);
-      break;
-    case Intrinsic::erf:
-      if (!f64) return approx_erf_f32(builder_, x);
-      break;
+      return unary(llvm::Intrinsic::log);
     case Intrinsic::sigmoid:
-      if (!f64) return approx_sigmoid_f32(builder_, x);
-      return emit_sigmoid(builder_, x, [&](llvm::Value* v) {
-        return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v);
-      });
+      return emit_sigmoid(builder_, x);
     default:
       break;
   }
   // The rest are libm functions of the intrinsic's name ("sinf" for float32).
   TESSEL_ICHECK(intrinsic_class(op) == IntrinsicClass::Float && intrinsic_arity(op) == 1,
                 "unhandled intrinsic ", intrinsic_name(op));
-  return call_libm_per_lane(builder_, module_, std::string(intrinsic_name(op)) + (f64 ? "" : "f"),
-                            args);
+  return call_libm_per_lane(builder_, module_,
+                            std::string(intrinsic_name(op)) + (t.bits == 64 ? "" : "f"), args);
 }
 
 }  // namespace tessel::codegen

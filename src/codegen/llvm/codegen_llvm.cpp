@@ -12,6 +12,7 @@
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/llvm/llvm_target.h"
 #include "support/error.h"
+#include "tir/expand_math.h"
 
 namespace tessel::codegen {
 namespace {
@@ -49,7 +50,12 @@ std::unique_ptr<llvm::Module> build_llvm_module(const std::vector<ir::PrimFunc>&
   auto module = std::make_unique<llvm::Module>("tessel", context);
   module->setTargetTriple(machine.getTargetTriple().str());
   module->setDataLayout(machine.createDataLayout());
-  for (const ir::PrimFunc& f : funcs) FunctionCodeGen(*module, f).emit();
+  for (const ir::PrimFunc& f : funcs) {
+    // IR that did not come through the pass pipeline (built by hand or by a tool) may
+    // still hold the math calls that only expand_math computes; after it, a no-op.
+    ir::PrimFunc expanded = tir::expand_math(f);
+    FunctionCodeGen(*module, expanded).emit();
+  }
   // The vectorisers and the backend read the CPU and its features from each function.
   for (llvm::Function& f : *module) {
     if (f.isDeclaration()) continue;

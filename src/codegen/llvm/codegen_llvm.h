@@ -3,7 +3,9 @@
 // Input contract (what the pass pipeline delivers): every buffer is flattened to one
 // dimension (each Load/Store has one index); loops of any kind (Vectorized / Unrolled
 // loops still present run as serial loops; ThreadBinding is a CompileError); vector
-// expressions; Allocate in Local (stack) or Global (runtime workspace) scope.
+// expressions; Allocate in Local (stack) or Global (runtime workspace) scope. Math calls
+// of any type: float32 and 16-bit exp, log, tanh, erf and sigmoid go through
+// tir::expand_math here when the pipeline has not expanded them.
 //
 // Output ABI, per PrimFunc: `extern "C" int32_t <name>(void** args)`, where args[i] is the
 // data pointer (64-byte aligned) of params[i]; returns 0 on success or a tessel_status

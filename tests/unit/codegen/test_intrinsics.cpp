@@ -1,6 +1,6 @@
 // Math intrinsics, scalar and vector, against the C++ standard library evaluated in
 // double precision over dense sweeps plus special values (0, subnormals, +-inf, NaN).
-// The tolerances are the documented accuracies of math_approx.h.
+// The tolerances are the documented accuracies of tir/expand_math.h.
 #include <gtest/gtest.h>
 
 #include <cfenv>

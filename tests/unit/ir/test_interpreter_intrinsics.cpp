@@ -1,13 +1,17 @@
 // The interpreter's intrinsics against the C++ standard library on the same values:
-// float math in float32 and float64, is_nan / is_inf, and the integer intrinsics (abs,
-// fmod, bitwise, shifts) on every width and signedness.
+// float math in float32 and float64, is_nan / is_inf, fma against std::fma, reinterpret
+// against bit copies, and the integer intrinsics (abs, fmod, bitwise, shifts) on every width
+// and signedness.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "ir/interpreter.h"
+#include "support/error.h"
 
 namespace tessel::ir {
 namespace {
@@ -86,6 +90,68 @@ TEST(InterpreterIntrinsics, FloatMathMatchesStdInEachWidth) {
         expect_same(v64.float_at(0), c.f64(x, y), what + " float64");
       }
   }
+}
+
+template <class T>
+void check_fma(DataType t) {
+  // (1 + eps)(1 - eps) - 1 is -eps^2 when rounded once, 0 when the product rounds first.
+  constexpr T eps = std::numeric_limits<T>::epsilon();
+  const T cases[][3] = {{1 + eps, 1 - eps, -1},      {T(0.1), 10, -1}, {3, T(1) / 3, -1},
+                        {T(1e30), T(1e30), T(kInf)}, {T(kInf), 0, 1},  {T(kNaN), 1, 2},
+                        {T(-0.0), 1, T(-0.0)}};
+  for (const auto& c : cases) {
+    Value v =
+        eval_call(Intrinsic::fma, {make_float(c[0], t), make_float(c[1], t), make_float(c[2], t)});
+    EXPECT_EQ(v.dtype, t);
+    expect_same(v.float_at(0), std::fma(c[0], c[1], c[2]),
+                "fma(" + std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " +
+                    std::to_string(c[2]) + ") in " + t.to_string());
+  }
+  EXPECT_EQ(
+      eval_call(Intrinsic::fma, {make_float(1 + eps, t), make_float(1 - eps, t), make_float(-1, t)})
+          .float_at(0),
+      -static_cast<double>(eps) * eps);
+}
+
+TEST(InterpreterIntrinsics, FmaRoundsOnce) {
+  check_fma<float>(DataType::Float(32));
+  check_fma<double>(DataType::Float(64));
+}
+
+template <class F, class I>
+void check_reinterpret(DataType float_type, DataType int_type, std::vector<F> values) {
+  for (F v : values) {
+    I bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    Expr as_int = reinterpret(make_float(static_cast<double>(v), float_type));
+    EXPECT_EQ(as_int.dtype(), DataType::Int(int_type.bits));
+    EXPECT_EQ(evaluate(as_int, Env{}).int_at(0),
+              static_cast<int64_t>(static_cast<std::make_signed_t<I>>(bits)))
+        << static_cast<double>(v);
+    Expr as_float = reinterpret(make_int(static_cast<int64_t>(bits), int_type));
+    EXPECT_EQ(as_float.dtype(), float_type);
+    expect_same(evaluate(as_float, Env{}).float_at(0), static_cast<double>(v),
+                "reinterpret of the bits of " + std::to_string(static_cast<double>(v)));
+  }
+}
+
+TEST(InterpreterIntrinsics, ReinterpretKeepsTheBits) {
+  check_reinterpret<float, int32_t>(DataType::Float(32), DataType::Int(32),
+                                    {0.0f, -0.0f, 1.0f, -2.5f, FLT_MIN, FLT_TRUE_MIN, FLT_MAX,
+                                     float(kInf), float(-kInf), float(kNaN)});
+  check_reinterpret<float, uint32_t>(DataType::Float(32), DataType::UInt(32), {1.5f, -3.0f});
+  check_reinterpret<double, int64_t>(DataType::Float(64), DataType::Int(64),
+                                     {1.0 / 3, -0.0, DBL_TRUE_MIN, kInf, kNaN});
+  check_reinterpret<_Float16, int16_t>(DataType::Float(16), DataType::Int(16),
+                                       {_Float16(1.5), _Float16(-0.0), _Float16(65504)});
+  // bfloat16 is the high half of a float32.
+  EXPECT_EQ(evaluate(reinterpret(make_float(1.5, DataType::BFloat(16))), Env{}).int_at(0), 0x3fc0);
+  // Lane by lane.
+  Value lanes = evaluate(reinterpret(make_float(-1.0, DataType::Float(32, 4))), Env{});
+  EXPECT_EQ(lanes.dtype, DataType::Int(32, 4));
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(lanes.int_at(k), static_cast<int32_t>(0xbf800000u));
+  EXPECT_THROW(reinterpret(make_bool(true)), CompileError);
+  EXPECT_THROW(reinterpret(make_int(1, DataType::Int(8))), CompileError);
 }
 
 TEST(InterpreterIntrinsics, IsNanIsInfGiveBool) {

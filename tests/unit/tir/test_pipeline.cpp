@@ -43,7 +43,7 @@ PrimFunc matmul(int64_t n, int64_t m, int64_t kk) {
 TEST(Pipeline, PassNamesInOrder) {
   EXPECT_EQ(pass_names(),
             (std::vector<std::string>{"storage_flatten", "simplify", "loop_partition", "simplify",
-                                      "vectorize", "unroll", "simplify"}));
+                                      "vectorize", "unroll", "expand_math", "simplify"}));
 }
 
 TEST(Pipeline, WholePipelinePreservesResults) {
@@ -118,7 +118,7 @@ TEST(Pipeline, UnknownPassNamesAreCompileErrors) {
   print.print_after = {"vectorize", "vectorise"};
   expect_error(print,
                "unknown pass 'vectorise' in print_after; valid passes: storage_flatten, "
-               "simplify, loop_partition, vectorize, unroll (or all)");
+               "simplify, loop_partition, vectorize, unroll, expand_math (or all)");
   PassOptions stop;
   stop.stop_after = "all";
   expect_error(stop, "unknown pass 'all' in stop_after; valid passes: storage_flatten,");
