@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ class KnobValues {
   int64_t get(const std::string& name, int64_t default_value) const {
     auto found = values_.find(name);
     return found == values_.end() ? default_value : found->second;
+  }
+  /// A switch knob's chosen value (non-zero: on), or nullopt when none was chosen: the
+  /// schedule then decides.
+  std::optional<bool> flag(const std::string& name) const {
+    auto found = values_.find(name);
+    return found == values_.end() ? std::nullopt : std::optional<bool>(found->second != 0);
   }
   bool empty() const { return values_.empty(); }
 

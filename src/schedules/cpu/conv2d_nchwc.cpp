@@ -86,12 +86,10 @@ Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
   config.tile_ow = knobs.get("tile_ow", config.tile_ow);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.tile_oh = knobs.get("tile_oh", config.tile_oh);
-  int64_t window_outer = knobs.get("window_outer", -1);
-  if (window_outer >= 0) config.window_outer = window_outer != 0;
+  config.window_outer = knobs.flag("window_outer");
   config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
-  int64_t pad_in_place = knobs.get("pad_in_place", -1);
-  if (pad_in_place >= 0) config.pad_in_place = pad_in_place != 0;
+  config.pad_in_place = knobs.flag("pad_in_place");
   return config;
 }
 

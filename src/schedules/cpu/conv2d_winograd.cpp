@@ -31,8 +31,7 @@ Conv2dWinogradConfig conv2d_winograd_config(const KnobValues& knobs) {
   config.tile_p = knobs.get("tile_p", config.tile_p);
   config.tile_kb = knobs.get("tile_kb", config.tile_kb);
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
-  int64_t prefetch = knobs.get("prefetch", -1);
-  if (prefetch >= 0) config.prefetch = prefetch != 0;
+  config.prefetch = knobs.flag("prefetch");
   return config;
 }
 

@@ -55,8 +55,7 @@ MatmulConfig matmul_config(const KnobValues& knobs, const target::Target& target
   config.unroll_k = knobs.get("unroll_k", config.unroll_k);
   config.rows_outer = knobs.get("rows_outer", config.rows_outer) != 0;
   config.pack_rows = knobs.get("pack_rows", config.pack_rows) != 0;
-  int64_t prefetch = knobs.get("prefetch", -1);
-  if (prefetch >= 0) config.prefetch = prefetch != 0;
+  config.prefetch = knobs.flag("prefetch");
   return config;
 }
 
