@@ -6,6 +6,7 @@
 #include <random>
 
 #include "driver/build.h"
+#include "ir/functor.h"
 #include "ops/conv2d.h"
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv2d_winograd.h"
@@ -282,6 +283,46 @@ TEST(WinogradTile, TradesProductsAgainstWeightsAndRounding) {
   EXPECT_EQ(ops::default_winograd_tile(p, {64, 64, 3, 3}, 56, 56, false), 0);  // NCHW data
   p.stride = 2;
   EXPECT_EQ(tile(64, 64, 3, 28), 0);
+}
+
+/// Counts the stores of a function whose value reads buffer `data` and selects nothing.
+class DataReads : public ir::IRVisitor {
+ public:
+  void visit_Store(const ir::StoreNode* op) override {
+    reads_ = selects_ = false;
+    visit(op->value);
+    plain += reads_ && !selects_;
+  }
+  void visit_Load(const ir::LoadNode* op) override {
+    reads_ = reads_ || op->buffer->name == "data";
+    IRVisitor::visit_Load(op);
+  }
+  void visit_Select(const ir::SelectNode* op) override {
+    selects_ = true;
+    IRVisitor::visit_Select(op);
+  }
+  int plain = 0;
+
+ private:
+  bool reads_ = false, selects_ = false;
+};
+
+// A depthwise layer reads its padded input in place: the border positions select zero from
+// a clamped load, and loop_partition gives the interior tiles plain loads of their own
+// (without it, every load of the data sits under the selects of its row).
+TEST(Conv2dNchwcInPlace, InteriorTilesLoadWithoutSelects) {
+  te::Tensor x = te::placeholder({1, 1, 12, 12, 16}, ir::DataType::Float(32), "data");
+  te::Tensor w = te::placeholder({16, 1, 5, 5}, ir::DataType::Float(32), "weight");
+  te::Tensor y = ops::conv2d_nchwc(x, w, {1, 2, 16, true, 1, 1}, "conv");
+  for (const char* target : {"x86-64-avx2", "x86-64-avx512"}) {
+    schedule::Schedule s({y});
+    schedules::Conv2dNchwcConfig config;
+    config.pad_in_place = true;
+    schedules::schedule_conv2d_nchwc_cpu(s, y, target::parse_target(target), {}, config);
+    DataReads reads;
+    reads.visit(driver::lower_and_optimize(s, {x, w, y}, "dw").body);
+    EXPECT_GT(reads.plain, 0) << target;
+  }
 }
 
 TEST(ConvTile, BlocksPerRegisterTileFeedTheMostFmasPerLoad) {
