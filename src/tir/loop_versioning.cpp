@@ -25,13 +25,6 @@ void flatten_and(const Expr& e, std::vector<Expr>& out) {
   }
 }
 
-/// The condition `conjuncts` joined with `&&`; undefined when there are none.
-Expr join_conjuncts(const std::vector<Expr>& conjuncts) {
-  Expr cond;
-  for (const Expr& c : conjuncts) cond = cond.defined() ? ir::make_And(cond, c) : c;
-  return cond;
-}
-
 /// Removes conjuncts from the conditions of some guards (see drop_conjuncts).
 class ConjunctDropper : public ir::IRMutator {
  public:
@@ -58,12 +51,15 @@ class ConjunctDropper : public ir::IRMutator {
   }
 
  private:
-  // The conjuncts of `cond` but those at `dropped`, joined.
+  // The conjuncts of `cond` but those at `dropped`, joined with `&&` (undefined when none
+  // is left).
   static Expr kept(const Expr& cond, const std::vector<size_t>& dropped) {
-    std::vector<Expr> all = conjuncts_of(cond), left;
+    std::vector<Expr> all = conjuncts_of(cond);
+    Expr left;
     for (size_t k = 0; k < all.size(); ++k)
-      if (std::find(dropped.begin(), dropped.end(), k) == dropped.end()) left.push_back(all[k]);
-    return join_conjuncts(left);
+      if (std::find(dropped.begin(), dropped.end(), k) == dropped.end())
+        left = left.defined() ? ir::make_And(left, all[k]) : all[k];
+    return left;
   }
 
   const ConjunctDrops& drops_;
@@ -109,8 +105,6 @@ class GuardCollector : public ir::IRVisitor {
     std::erase_if(always, [&](const auto& entry) { return !unique(entry.first); });
   }
 
-  void visit(const Expr& e) override { IRVisitor::visit(e); }
-  void visit(const Stmt& s) override { IRVisitor::visit(s); }
   // A Let expression's variable may appear in the guards inside it: they are left alone.
   void visit_Let(const ir::LetNode*) override {}
 
