@@ -276,7 +276,8 @@ Case conv2d_case(int64_t ch, int64_t hw, int64_t k, int64_t r, int64_t stride, i
 
 /// The matmuls of BERT-base, of the GPT decoder's second FFN layer and vocabulary projection,
 /// of ViT-B/16's MLP (197 tokens) and a square one; the convolutions of ResNet-18 and the 3x3
-/// stem of MobileNet, EfficientNet and MnasNet; grouped, depthwise and dilated convolutions
+/// stem of MobileNet, EfficientNet and MnasNet; the 1x1 bottleneck layers of ResNet-50 and
+/// ResNeXt-50 with the most input channels; grouped, depthwise and dilated convolutions
 /// of the model zoo (ResNeXt-50, RegNetY-400MF, EfficientNet-B0, LR-ASPP).
 std::vector<Case> all_cases() {
   return {matmul_case(1024, 1024, 1024),
@@ -298,6 +299,9 @@ std::vector<Case> all_cases() {
           conv2d_case(256, 14, 512, 3, 2, 1),
           conv2d_case(256, 14, 512, 1, 2, 0),
           conv2d_case(512, 7, 512, 3, 1, 1),
+          conv2d_case(1024, 14, 256, 1, 1, 0),
+          conv2d_case(512, 14, 1024, 1, 1, 0),
+          conv2d_case(1024, 7, 2048, 1, 1, 0),
           conv2d_case(128, 56, 128, 3, 1, 1, 32),
           conv2d_case(256, 28, 256, 3, 1, 1, 32),
           conv2d_case(512, 14, 512, 3, 1, 1, 32),

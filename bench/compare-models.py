@@ -3,7 +3,7 @@
 
 usage: .venv/bin/python3 bench/compare-models.py DIR [--models a,b] [--threads 1,2]
            [--warmup W] [--runs R] [--rounds N] [--tessel PATH] [--target T]
-           [--markdown FILE] [--records DB]
+           [--markdown FILE] [--records DB] [--no-pytorch]
 
 DIR holds the cases written by scripts/export-models.py (DIR/<model>/model.onnx and
 test_data_set_0/input_<i>.pb, one per model input). For each model and thread count, the three
@@ -17,6 +17,7 @@ at least --runs and at least 2 s of them, at most 1000 (a 4 ms model gets about 
 every side, not 10 against tessel's 500). A side that is unavailable (no onnxruntime, no torch, no tessel binary or no `bench`
 command yet) shows as n/a. Each model and thread count is timed in --rounds rounds (default 3),
 every side once per round; the table gives the medians and the medians of the per-round ratios.
+--no-pytorch leaves PyTorch out (n/a in its columns), a third less time for a run.
 With --records, each model is also compiled with those tuning records for each thread count
 (DIR/<model>-tuned-t<N>.so) and timed the same way, next to the untuned library. Each row also
 gives the untuned library's distinct kernels and layout changes per inference (from `tessel
@@ -202,6 +203,8 @@ def main():
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--records", help="tuning records: also time each model compiled with "
                         "them (tessel compile --records, per thread count)")
+    parser.add_argument("--no-pytorch", action="store_true",
+                        help="time tessel and ONNX Runtime only (PyTorch's columns show n/a)")
     args = parser.parse_args()
 
     names = args.models.split(",") if args.models else sorted(
@@ -240,11 +243,13 @@ def main():
                 lambda: (time_tessel(args.tessel, tuned_library, threads) if tuned_library
                          else (None, tuned_why)),
                 lambda: time_ort(case_dir, examples, threads, args.warmup, args.runs),
-                lambda: time_torch(name, case_dir, examples, threads, args.warmup, args.runs),
+                lambda: ((None, "--no-pytorch") if args.no_pytorch else
+                         time_torch(name, case_dir, examples, threads, args.warmup, args.runs)),
             ]
             rounds = [[engine() for engine in engines] for _ in range(args.rounds)]
             for results in rounds:
-                notes.update(why for _, why in results if why and why != "no --records")
+                notes.update(why for _, why in results
+                             if why and why not in ("no --records", "--no-pytorch"))
             per_round = [[ms for ms, _ in results] for results in rounds]
             tessel_ms, tuned_ms, ort_ms, torch_ms = (
                 median_or_none([r[e] for r in per_round]) for e in range(len(engines)))
