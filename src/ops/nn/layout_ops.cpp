@@ -319,8 +319,9 @@ OpDef nchwc_conv_def() {
     }
     int64_t in_block = x.size() == 5 ? x[4] : 1;
     int64_t in_channels = conv.params.depthwise ? w[0] : w[1] * conv.params.groups;
+    int64_t in_blocks = conv.params.depthwise ? 1 : std::max<int64_t>(1, w[1] / in_block);
     return schedules::conv2d_nchwc_tuning_space(
-        conv.output, vectors, in_block,
+        conv.output, vectors, in_block, in_blocks,
         conv_channels(conv.params, in_channels, conv.out_channels, in_block),
         w[2] == 1 && w[3] == 1, conv.params.pad > 0, ctx.target());
   };

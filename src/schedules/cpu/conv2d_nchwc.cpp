@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "schedules/cpu/conv2d.h"
 #include "schedules/cpu/target_budget.h"
+#include "support/error.h"
 
 namespace tessel::schedules {
 
@@ -59,8 +61,8 @@ int64_t widest_register_tile(int64_t vectors, const target::Target& target) {
 }
 
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
-                                      int64_t in_block, ConvChannels channels, bool pointwise,
-                                      bool padded, const target::Target& target) {
+                                      int64_t in_block, int64_t in_blocks, ConvChannels channels,
+                                      bool pointwise, bool padded, const target::Target& target) {
   TuningSpace space;
   bool lane_groups = channels != ConvChannels::Dense;
   space.template_name = channels == ConvChannels::Depthwise    ? "conv2d_nchwc_depthwise"
@@ -75,8 +77,13 @@ TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_
   space.knobs.push_back({"tile_oh", values_up_to({1, 2, 4}, std::min(output[2], widest))});
   if (!lane_groups && !pointwise) space.knobs.push_back({"window_outer", {0, 1}});
   space.knobs.push_back({"parallel_rows", {1, 0}});
-  if (!lane_groups && in_block > 1)
+  if (!lane_groups && in_block > 1) {
     space.knobs.push_back({"unroll_ci", values_up_to({1, 2, 4}, in_block)});
+    std::vector<int64_t> tile_ci = {0};
+    for (int64_t b : {4, 8, 16})
+      if (b < in_blocks && in_blocks % b == 0) tile_ci.push_back(b);
+    space.knobs.push_back({"tile_ci", tile_ci});
+  }
   if (padded) space.knobs.push_back({"pad_in_place", {0, 1}});
   return space;
 }
@@ -89,6 +96,7 @@ Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs) {
   config.window_outer = knobs.flag("window_outer");
   config.parallel_rows = knobs.get("parallel_rows", config.parallel_rows) != 0;
   config.unroll_ci = knobs.get("unroll_ci", config.unroll_ci);
+  config.tile_ci = knobs.get("tile_ci", config.tile_ci);
   config.pad_in_place = knobs.flag("pad_in_place");
   return config;
 }
@@ -107,6 +115,13 @@ int64_t lane_group_vector(const te::Tensor& out, const te::Tensor& padded,
   int64_t in_per_group = *ir::as_const_int(packed.shape()[3]);
   int64_t out_per_group = block * in_per_group / *ir::as_const_int(padded.shape()[4]);
   return out_per_group >= 8 ? out_per_group : block;
+}
+
+/// The extent of the reduction axis `name` of the convolution `out`.
+int64_t reduce_extent(const te::Tensor& out, const std::string& name) {
+  for (const ir::IterVar& r : out.op()->reduce_axis)
+    if (r.var->name == name) return *ir::as_const_int(r.extent);
+  TESSEL_INTERNAL_ERROR("convolution ", out.op()->name, " has no reduction axis ", name);
 }
 
 /// Multiply-adds of the convolution `out` per element of its unpadded input `data`.
@@ -180,19 +195,34 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
   s.unroll(tiled, owi);
   s.vectorize(tiled, axes[4]);
 
-  s.compute_at(acc, tiled, owo);
+  // Reduction blocking (tile_ci): the tile's rows accumulate in a local buffer over blocks
+  // of tile_ci input blocks, so that a block's weights stay in L1 while the column tiles
+  // sweep over them; otherwise each register tile accumulates over all input channels.
+  bool ci_blocked = !lane_groups && padded.ndim() == 5 && config.parallel_rows &&
+                    config.tile_ci > 0 && config.tile_ci < reduce_extent(out, "rco");
   std::vector<std::string> order;
+  std::string rco = "rco", oh_in_tile = "oh", ow_in_tile = "ow";
+  if (ci_blocked) {
+    s.compute_at(acc, tiled, outer);
+    std::string rco_blocks, oh_tiles, ow_tiles;
+    std::tie(rco_blocks, rco) = s.split(acc, "rco", config.tile_ci);
+    std::tie(oh_tiles, oh_in_tile) = s.split(acc, "oh", tile_oh);
+    std::tie(ow_tiles, ow_in_tile) = s.split(acc, "ow", tile_ow);
+    order = {rco_blocks, oh_tiles, ow_tiles};
+  } else {
+    s.compute_at(acc, tiled, owo);
+  }
   std::string unrolled_ci;
   if (lane_groups) {
-    order = {"ry", "rx"};
+    order.insert(order.end(), {"ry", "rx"});
     if (packed.ndim() == 5) {
       order.push_back("rj");
       unrolled_ci = "rj";
     }
   } else if (config.window_outer.value_or(padded.ndim() == 4)) {
-    order = {"ry", "rx", "rco"};
+    order.insert(order.end(), {"ry", "rx", rco});
   } else {
-    order = {"rco", "ry", "rx"};
+    order.insert(order.end(), {rco, "ry", "rx"});
   }
   if (!lane_groups && padded.ndim() == 5) {
     order.push_back("rci");
@@ -206,12 +236,12 @@ void schedule_conv2d_nchwc_cpu(schedule::Schedule& s, const te::Tensor& out,
       unrolled_ci = rcii;
     }
   }
-  order.insert(order.end(), {"n", "kb", "oh", "ow", "kk"});
+  order.insert(order.end(), {"n", "kb", oh_in_tile, ow_in_tile, "kk"});
   s.reorder(acc, order);
   if (!unrolled_ci.empty()) s.unroll(acc, unrolled_ci);
   if (tile_kb > 1) s.unroll(acc, "kb");
-  if (tile_oh > 1) s.unroll(acc, "oh");
-  s.unroll(acc, "ow");
+  if (tile_oh > 1) s.unroll(acc, oh_in_tile);
+  s.unroll(acc, ow_in_tile);
   int64_t group_lanes = lane_groups ? lane_group_vector(out, padded, packed) : block;
   if (group_lanes < block) {
     auto [groups_in_block, lanes] = s.split(acc, "kk", group_lanes);

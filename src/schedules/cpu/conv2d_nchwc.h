@@ -33,6 +33,14 @@ struct Conv2dNchwcConfig {
   bool parallel_rows = true;  ///< rows join (n, blocks) in the parallel loop
   /// Channels of an input block unrolled (1: none; 0: default_conv_unroll_ci).
   int64_t unroll_ci = 0;
+  /// Input blocks per block of the reduction (0: no blocking, the default). A blocked
+  /// reduction accumulates a parallel iteration's rows in a local buffer block after block,
+  /// so that the weights of a block stay in L1 while the column tiles sweep over them; with
+  /// rows in the parallel loop (parallel_rows) only, where that buffer holds one row tile.
+  /// Blocked input only (not groups in lanes). Not on by default: on Zen 3 (AVX2) blocks of
+  /// 8 or 16 moved ResNet's and ResNeXt's 1x1 layers between 0.9x and 1.1x of unblocked
+  /// within the VM's noise, so it is left to the tuner.
+  int64_t tile_ci = 0;
   /// Read the input in place, the borders by clamped loads set to zero, instead of a
   /// zero-padded copy made first (unset: default_conv_pad_in_place).
   std::optional<bool> pad_in_place;
@@ -77,6 +85,13 @@ struct ConvSpatialTile {
 ConvSpatialTile default_conv_spatial_tile(int64_t oh, int64_t ow, int64_t vectors,
                                           const target::Target& target);
 
+/// Input blocks per reduction block when the knob is not set, for a reduction over
+/// `in_blocks` input blocks whose weights take `tile_weight_bytes_per_in_block` bytes per
+/// input block for a register tile's output blocks: the largest divisor of `in_blocks` whose
+/// weights fill at most half the target's L1 data cache (all of them when they fit).
+int64_t default_conv_tile_ci(int64_t in_blocks, int64_t tile_weight_bytes_per_in_block,
+                             const target::Target& target);
+
 /// Channels of an input block unrolled in the reduction when the knob is not set: 4 where
 /// the block holds a multiple of 4, else 1 (on AVX2, 4 ran ResNet's strided layers 3-5 %
 /// faster).
@@ -88,11 +103,11 @@ int64_t widest_register_tile(int64_t vectors, const target::Target& target);
 
 /// The conv2d_nchwc template ("conv2d_nchwc", "conv2d_nchwc_1x1", "conv2d_nchwc_depthwise"
 /// or "conv2d_nchwc_grouped") for an output [N, K/x, OH, OW, x] whose blocks hold `vectors`
-/// target vectors, with input blocks of `in_block` channels (1: NCHW data); a `padded`
-/// convolution may read its input in place.
+/// target vectors, with input blocks of `in_block` channels (1: NCHW data), each output block
+/// reducing over `in_blocks` of them; a `padded` convolution may read its input in place.
 TuningSpace conv2d_nchwc_tuning_space(const std::vector<int64_t>& output, int64_t vectors,
-                                      int64_t in_block, ConvChannels channels, bool pointwise,
-                                      bool padded, const target::Target& target);
+                                      int64_t in_block, int64_t in_blocks, ConvChannels channels,
+                                      bool pointwise, bool padded, const target::Target& target);
 /// The configuration of a convolution with the knobs chosen in `knobs`, the others unset
 /// (the schedule fits them to the convolution).
 Conv2dNchwcConfig conv2d_nchwc_config(const KnobValues& knobs);

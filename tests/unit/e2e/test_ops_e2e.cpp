@@ -193,11 +193,15 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
                                                 p.stride, p.pad);
   Floats expected_blocks = to_blocks(expected, p.k, out * out, p.block, 0.0f);
 
-  // A padded copy of the input first, or the input read in place (borders zeroed).
-  for (bool pad_in_place : {false, true}) {
+  // A padded copy of the input first, or the input read in place (borders zeroed); the
+  // reduction over input blocks whole, or blocked by one or two blocks (the last block
+  // partial where two do not divide them).
+  for (auto [pad_in_place, tile_ci] :
+       {std::pair{false, 0}, std::pair{true, 0}, std::pair{false, 1}, std::pair{true, 2}}) {
     schedule::Schedule s({y});
     schedules::Conv2dNchwcConfig config;
     config.pad_in_place = pad_in_place;
+    config.tile_ci = tile_ci;
     schedules::schedule_conv2d_nchwc_cpu(s, y, target::host(), {}, config);
     driver::Kernel kernel = driver::build(s, {x, w, y}, "conv2d_nchwc");
     // Padding channels of blocked data hold zeros, as the layout guarantees.
@@ -206,7 +210,7 @@ TEST_P(Conv2dNchwcE2E, BlockedScheduleMatchesNaiveLoops) {
         Floats(out_blocks * out * out * p.block, -7.0f)};
     kernel.run(pointers(bufs));
     EXPECT_LE(ops::reference::max_scaled_error(bufs[2], expected_blocks, 1e-5, 1e-5), 1.0)
-        << "pad in place: " << pad_in_place;
+        << "pad in place: " << pad_in_place << ", tile_ci " << tile_ci;
   }
 }
 
@@ -215,6 +219,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(NchwcConvCase{3, 9, 16, 3, 2, 1, 0, 16, false},    // NCHW image stem
                       NchwcConvCase{16, 7, 16, 3, 1, 1, 16, 16, false},  // blocked in and out
                       NchwcConvCase{8, 6, 24, 1, 1, 0, 8, 8, false},     // 1x1, blocks of 8
+                      NchwcConvCase{48, 7, 32, 1, 1, 0, 16, 16, false},  // 1x1, 3 input blocks
                       NchwcConvCase{12, 8, 20, 3, 2, 1, 8, 16, false},   // partial blocks
                       NchwcConvCase{5, 11, 9, 5, 1, 2, 0, 8, false},     // 5x5, partial out
                       NchwcConvCase{16, 9, 16, 3, 1, 1, 16, 16, true},   // depthwise
