@@ -14,7 +14,7 @@
 //   <case>[ direct| tuned] threads=<t>: tessel <x> GFLOP/s, onednn[ (algorithm)] <y> GFLOP/s,
 //   ratio <x/y>[, speed-up <this schedule over the default>]
 // All of a case's schedules and oneDNN are timed in the same alternating rounds.
-// Options: --filter <substring>, --threads <t> (default: 1 and 2), --target T (tessel's
+// Options: --filter <substring>, --threads <t[,t...]> (default: 1 and 2), --target T (tessel's
 // kernels for another target of this machine, e.g. x86-64-avx2; cap oneDNN to the same ISA
 // with ONEDNN_MAX_CPU_ISA=AVX2), --records DB, --tune N,
 // --time-budget S, --search template|auto, --tuner KIND, --curves DIR.
@@ -28,6 +28,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -420,22 +421,42 @@ bool run_case(const Case& c, const Options& o, autotune::RecordDatabase* db) {
   return ok;
 }
 
+/// The thread counts of a comma-separated list ("1,2"); empty when any is not a positive
+/// integer.
+std::vector<int> thread_counts(const std::string& list) {
+  std::vector<int> counts;
+  std::stringstream items(list);
+  for (std::string item; std::getline(items, item, ',');) {
+    if (item.empty() || item.size() > 4 ||
+        item.find_first_not_of("0123456789") != std::string::npos || std::stoi(item) == 0)
+      return {};
+    counts.push_back(std::stoi(item));
+  }
+  return counts;
+}
+
 int run(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (i + 1 >= argc) {
-      std::cerr << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T] [--records DB] "
-                   "[--tune N] [--time-budget S] [--search template|auto] [--tuner KIND] "
-                   "[--curves DIR] [--target T]\n";
+      std::cerr
+          << "usage: tessel-bench-ops [--filter SUBSTRING] [--threads T[,T...]] [--records DB] "
+             "[--tune N] [--time-budget S] [--search template|auto] [--tuner KIND] "
+             "[--curves DIR] [--target T]\n";
       return 2;
     }
     std::string value = argv[++i];
     if (arg == "--filter")
       o.filter = value;
-    else if (arg == "--threads")
-      o.thread_counts = {std::stoi(value)};
-    else if (arg == "--records")
+    else if (arg == "--threads") {
+      o.thread_counts = thread_counts(value);
+      if (o.thread_counts.empty()) {
+        std::cerr << "tessel-bench-ops: --threads takes counts such as 1 or 1,2, got '" << value
+                  << "'\n";
+        return 2;
+      }
+    } else if (arg == "--records")
       o.records = value;
     else if (arg == "--tune")
       o.tune_trials = std::stoi(value);
