@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
-#include <utility>
 
 #include "schedules/cpu/conv2d.h"
 #include "schedules/cpu/target_budget.h"
